@@ -1,0 +1,43 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let package = Package(
+    name: "thumbd",
+    products: [
+        .executable(name: "thumbd", targets: ["thumbd"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    ],
+    targets: [
+        // Linux calls Glibc's Swift overlay does not import: epoll, eventfd, accept4, openat2.
+        .target(name: "CSystem"),
+        // HTTP/1.1 server core. Knows nothing of images.
+        .target(name: "HTTP", dependencies: ["CSystem"]),
+        // Memory and disk cache tiers.
+        .target(name: "Cache"),
+        // The application: routes, sources, configuration.
+        .target(name: "Thumbd", dependencies: [
+            "HTTP",
+            "Cache",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // Thin command-line entry point.
+        .executableTarget(name: "thumbd", dependencies: [
+            "Thumbd",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "HTTPTests", dependencies: [
+            "HTTP",
+            .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
+        .testTarget(name: "CacheTests", dependencies: [
+            "Cache",
+            .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
+        .testTarget(name: "ThumbdTests", dependencies: ["Thumbd", "HTTP"]),
+    ]
+)

@@ -1,0 +1,54 @@
+#define _GNU_SOURCE
+#include "csystem.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+int csys_accept_nonblocking(int listen_fd) {
+    return accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}
+
+int csys_open_beneath(int dir_fd, const char *path) {
+    struct open_how how;
+    memset(&how, 0, sizeof how);
+    how.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+    long fd;
+    do {
+        fd = syscall(SYS_openat2, dir_fd, path, &how, sizeof how);
+    } while (fd < 0 && (errno == EAGAIN || errno == EINTR));
+    return (int)fd;
+}
+
+uint32_t csys_epollin(void) { return EPOLLIN; }
+uint32_t csys_epollout(void) { return EPOLLOUT; }
+uint32_t csys_epollrdhup(void) { return EPOLLRDHUP; }
+uint32_t csys_epollhup(void) { return EPOLLHUP; }
+uint32_t csys_epollerr(void) { return EPOLLERR; }
+
+static int ctl(int epfd, int op, int fd, uint32_t events, uint64_t token) {
+    struct epoll_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.events = events;
+    ev.data.u64 = token;
+    return epoll_ctl(epfd, op, fd, &ev);
+}
+
+int csys_epoll_add(int epfd, int fd, uint32_t events, uint64_t token) { return ctl(epfd, EPOLL_CTL_ADD, fd, events, token); }
+int csys_epoll_mod(int epfd, int fd, uint32_t events, uint64_t token) { return ctl(epfd, EPOLL_CTL_MOD, fd, events, token); }
+int csys_epoll_del(int epfd, int fd) { return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL); }
+
+int csys_epoll_wait(int epfd, uint64_t *tokens, uint32_t *events, int max, int timeout_ms) {
+    struct epoll_event evs[256];
+    if (max > 256) max = 256;
+    int n = epoll_wait(epfd, evs, max, timeout_ms);
+    for (int i = 0; i < n; i++) {
+        tokens[i] = evs[i].data.u64;
+        events[i] = evs[i].events;
+    }
+    return n;
+}

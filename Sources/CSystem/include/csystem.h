@@ -1,0 +1,36 @@
+#ifndef THUMBD_CSYSTEM_H
+#define THUMBD_CSYSTEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+/// accept4(2) with SOCK_NONBLOCK | SOCK_CLOEXEC (a GNU extension Glibc's overlay hides).
+int csys_accept_nonblocking(int listen_fd);
+
+/// Opens `path` relative to `dir_fd` read-only, refusing any resolution that leaves `dir_fd`
+/// (absolute paths, `..` above it, symlinks pointing outside it) via openat2(RESOLVE_BENEATH).
+/// Returns the fd, or -1 with errno set (EXDEV for an escape attempt, ENOSYS on old kernels).
+int csys_open_beneath(int dir_fd, const char *path);
+
+/// The values Swift cannot see because they are macros or packed unions.
+uint32_t csys_epollin(void);
+uint32_t csys_epollout(void);
+uint32_t csys_epollrdhup(void);
+uint32_t csys_epollhup(void);
+uint32_t csys_epollerr(void);
+
+/// epoll_event is packed; these keep Swift away from its layout.
+int csys_epoll_add(int epfd, int fd, uint32_t events, uint64_t token);
+int csys_epoll_mod(int epfd, int fd, uint32_t events, uint64_t token);
+int csys_epoll_del(int epfd, int fd);
+/// Waits for events; fills parallel arrays of tokens and event masks. Returns the count or -1.
+int csys_epoll_wait(int epfd, uint64_t *tokens, uint32_t *events, int max, int timeout_ms);
+
+#endif

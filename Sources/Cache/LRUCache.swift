@@ -1,0 +1,137 @@
+import Synchronization
+
+/// A least-recently-used map bounded by the total cost (bytes) of its values.
+/// O(1) get, put and eviction: a dictionary into a doubly linked list kept in an array.
+/// Not thread-safe by itself; `SharedLRUCache` wraps it in a lock.
+public struct LRUCache<Key: Hashable, Value> {
+    private struct Node {
+        var key: Key
+        var value: Value
+        var cost: Int
+        var prev: Int
+        var next: Int
+    }
+
+    public private(set) var capacity: Int
+    public private(set) var totalCost = 0
+    public private(set) var evictions = 0
+    private var nodes: [Node] = []
+    private var free: [Int] = []
+    private var index: [Key: Int] = [:]
+    private var head = -1  // most recent
+    private var tail = -1  // least recent
+
+    public init(capacity: Int) {
+        self.capacity = max(0, capacity)
+    }
+
+    public var count: Int { index.count }
+
+    /// The value for `key`, marking it most recently used.
+    public mutating func get(_ key: Key) -> Value? {
+        guard let i = index[key] else { return nil }
+        moveToFront(i)
+        return nodes[i].value
+    }
+
+    /// The value for `key` without touching its recency.
+    public func peek(_ key: Key) -> Value? {
+        index[key].map { nodes[$0].value }
+    }
+
+    /// Inserts or replaces; evicts least recently used entries until the cost fits.
+    /// A value costlier than the whole capacity is not stored. Returns the evicted keys.
+    @discardableResult
+    public mutating func put(_ key: Key, _ value: Value, cost: Int) -> [Key] {
+        remove(key)
+        guard cost <= capacity else { return [] }
+        var evicted: [Key] = []
+        while totalCost + cost > capacity, tail >= 0 {
+            let victim = nodes[tail].key
+            remove(victim)
+            evictions += 1
+            evicted.append(victim)
+        }
+        let node = Node(key: key, value: value, cost: cost, prev: -1, next: head)
+        let i: Int
+        if let slot = free.popLast() {
+            nodes[slot] = node
+            i = slot
+        } else {
+            nodes.append(node)
+            i = nodes.count - 1
+        }
+        if head >= 0 { nodes[head].prev = i }
+        head = i
+        if tail < 0 { tail = i }
+        index[key] = i
+        totalCost += cost
+        return evicted
+    }
+
+    @discardableResult
+    public mutating func remove(_ key: Key) -> Value? {
+        guard let i = index.removeValue(forKey: key) else { return nil }
+        unlink(i)
+        totalCost -= nodes[i].cost
+        free.append(i)
+        return nodes[i].value
+    }
+
+    public mutating func removeAll() {
+        nodes.removeAll()
+        free.removeAll()
+        index.removeAll()
+        head = -1
+        tail = -1
+        totalCost = 0
+    }
+
+    /// Keys from most to least recently used (for tests and introspection).
+    public var keysByRecency: [Key] {
+        var keys: [Key] = []
+        var i = head
+        while i >= 0 {
+            keys.append(nodes[i].key)
+            i = nodes[i].next
+        }
+        return keys
+    }
+
+    private mutating func unlink(_ i: Int) {
+        let p = nodes[i].prev, n = nodes[i].next
+        if p >= 0 { nodes[p].next = n } else { head = n }
+        if n >= 0 { nodes[n].prev = p } else { tail = p }
+        nodes[i].prev = -1
+        nodes[i].next = -1
+    }
+
+    private mutating func moveToFront(_ i: Int) {
+        guard head != i else { return }
+        unlink(i)
+        nodes[i].next = head
+        if head >= 0 { nodes[head].prev = i }
+        head = i
+        if tail < 0 { tail = i }
+    }
+}
+
+/// `LRUCache` behind a mutex, for use from several event-loop and worker threads.
+public final class SharedLRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    private let storage: Mutex<LRUCache<Key, Value>>
+
+    public init(capacity: Int) {
+        storage = Mutex(LRUCache(capacity: capacity))
+    }
+
+    public func get(_ key: Key) -> Value? { storage.withLock { $0.get(key) } }
+
+    public func put(_ key: Key, _ value: Value, cost: Int) {
+        storage.withLock { _ = $0.put(key, value, cost: cost) }
+    }
+
+    public func remove(_ key: Key) { storage.withLock { _ = $0.remove(key) } }
+
+    public var totalCost: Int { storage.withLock { $0.totalCost } }
+    public var count: Int { storage.withLock { $0.count } }
+}

@@ -1,0 +1,43 @@
+import HTTP
+
+/// Every setting thumbd has, with SPEC defaults. Sections mirror the config file's.
+public struct ThumbdConfig: Sendable, Equatable {
+    public struct Server: Sendable, Equatable {
+        public var host = "0.0.0.0"
+        public var port = 8080
+        public var eventLoops = ProcessInfoLite.activeProcessorCount
+        public var maxConnections = 10_000
+        public var headerTimeout = 10.0
+        public var idleTimeout = 75.0
+        public var drainSeconds = 10.0
+    }
+
+    public struct Library: Sendable, Equatable {
+        public var root = "./images"
+        public var demo = true
+    }
+
+    public struct Cache: Sendable, Equatable {
+        public var dir = "./cache"
+        public var memoryBytes = 256 << 20
+        public var diskBytes = 2 << 30
+    }
+
+    public struct Output: Sendable, Equatable {
+        public var quality = 80
+        public var cacheControl = "public, max-age=86400"
+    }
+
+    public var server = Server()
+    public var library = Library()
+    public var cache = Cache()
+    public var output = Output()
+
+    public init() {}
+
+    var serverConfiguration: ServerConfiguration {
+        ServerConfiguration(host: server.host, port: server.port, eventLoops: server.eventLoops,
+                            maxConnections: server.maxConnections, headerTimeout: server.headerTimeout,
+                            idleTimeout: server.idleTimeout)
+    }
+}

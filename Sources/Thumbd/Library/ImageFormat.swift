@@ -1,0 +1,41 @@
+/// Image formats recognized from their leading bytes (never from the file name).
+public enum ImageFormat: String, Sendable, CaseIterable {
+    case jpeg, png, gif, webp, avif, heic, tiff, jxl, bmp
+
+    public var mediaType: String {
+        switch self {
+        case .jpeg: "image/jpeg"
+        case .png: "image/png"
+        case .gif: "image/gif"
+        case .webp: "image/webp"
+        case .avif: "image/avif"
+        case .heic: "image/heic"
+        case .tiff: "image/tiff"
+        case .jxl: "image/jxl"
+        case .bmp: "image/bmp"
+        }
+    }
+
+    /// Bytes `sniff` needs to decide.
+    public static let sniffLength = 32
+
+    public static func sniff<C: Collection>(_ bytes: C) -> ImageFormat? where C.Element == UInt8, C.Index == Int {
+        let b = Array(bytes.prefix(sniffLength))
+        func starts(_ prefix: [UInt8], at offset: Int = 0) -> Bool {
+            b.count >= offset + prefix.count && Array(b[offset..<(offset + prefix.count)]) == prefix
+        }
+        if starts([0xFF, 0xD8, 0xFF]) { return .jpeg }
+        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
+        if starts(Array("GIF87a".utf8)) || starts(Array("GIF89a".utf8)) { return .gif }
+        if starts(Array("RIFF".utf8)) && starts(Array("WEBP".utf8), at: 8) { return .webp }
+        if starts(Array("ftyp".utf8), at: 4), b.count >= 12 {
+            let brand = String(decoding: b[8..<12], as: UTF8.self)
+            if brand == "avif" || brand == "avis" { return .avif }
+            if ["heic", "heix", "hevc", "hevx", "mif1", "msf1"].contains(brand) { return .heic }
+        }
+        if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) { return .tiff }
+        if starts([0xFF, 0x0A]) || starts([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) { return .jxl }
+        if starts(Array("BM".utf8)) && b.count >= 14 { return .bmp }
+        return nil
+    }
+}

@@ -1,0 +1,63 @@
+import CSystem
+import Foundation
+import HTTP
+
+/// The image files under the library root. Every lookup opens the file relative to the
+/// root with openat2(RESOLVE_BENEATH), so `..`, absolute paths and symlinks that leave the
+/// root are refused by the kernel itself, atomically, not by string checks alone.
+public final class ImageLibrary: Sendable {
+    public let rootPath: String
+    private let rootFD: Int32
+
+    public struct File: Sendable {
+        public let handle: OpenFile
+        public let size: Int64
+        /// Modification time, nanoseconds since the epoch.
+        public let modifiedNanos: Int64
+        public let format: ImageFormat
+
+        public let device: UInt64
+        public let inode: UInt64
+
+        public var modifiedSeconds: Int { Int(modifiedNanos / 1_000_000_000) }
+
+        /// The same file, unchanged: same inode, size and modification time.
+        public func sameVersion(as other: File) -> Bool {
+            device == other.device && inode == other.inode && size == other.size && modifiedNanos == other.modifiedNanos
+        }
+    }
+
+    public struct SetupError: Error, CustomStringConvertible {
+        public let message: String
+        public var description: String { message }
+    }
+
+    public enum LookupError: Error, Equatable {
+        case notFound
+        case notAnImage
+    }
+
+    public init(root: String) throws {
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let fd = Glibc.open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw SetupError(message: "cannot open the library root \(root): \(String(cString: strerror(errno)))") }
+        rootPath = root
+        rootFD = fd
+    }
+
+    deinit { close(rootFD) }
+
+    public func open(_ path: LibraryPath) throws(LookupError) -> File {
+        let fd = csys_open_beneath(rootFD, path.value)
+        guard fd >= 0 else { throw .notFound }
+        let handle = OpenFile(adopting: fd)
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { throw .notFound }
+        var head = [UInt8](repeating: 0, count: ImageFormat.sniffLength)
+        let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        guard n > 0, let format = ImageFormat.sniff(head[0..<n]) else { throw .notAnImage }
+        let nanos = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+        return File(handle: handle, size: Int64(st.st_size), modifiedNanos: nanos, format: format,
+                    device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+    }
+}

@@ -1,0 +1,72 @@
+import Cache
+import Foundation
+import HTTP
+
+/// Recently served library files: their metadata, validators and, for small files, their
+/// bytes, so a hot original costs no file-system call at all. Like nginx's
+/// open_file_cache, an entry is trusted for `revalidateAfter` seconds, then checked again
+/// (reopened and compared by inode, size and mtime). A file replaced by rename is therefore
+/// picked up within that window; until then the old version is served whole and
+/// consistent with its old ETag.
+final class LibraryFileCache: Sendable {
+    struct Entry: Sendable {
+        let file: ImageLibrary.File
+        let content: [UInt8]?
+        let etag: EntityTag
+        let lastModified: Timestamp
+        let checkedAt: Double
+
+        var body: ResponseBody {
+            if let content { return .bytes(content) }
+            return .file(file.handle, count: file.size)
+        }
+    }
+
+    private let library: ImageLibrary
+    private let entries: SharedLRUCache<String, Entry>
+    private let maxContentBytes: Int
+    private let revalidateAfter: Double
+
+    init(library: ImageLibrary, capacityBytes: Int = 64 << 20, maxContentBytes: Int = 256 << 10, revalidateAfter: Double = 1) {
+        self.library = library
+        self.entries = SharedLRUCache(capacity: capacityBytes)
+        self.maxContentBytes = maxContentBytes
+        self.revalidateAfter = revalidateAfter
+    }
+
+    func lookup(_ path: LibraryPath) throws(ImageLibrary.LookupError) -> Entry {
+        let now = MonotonicClock.now()
+        let cached = entries.get(path.value)
+        if let cached, now - cached.checkedAt < revalidateAfter { return cached }
+        let file: ImageLibrary.File
+        do {
+            file = try library.open(path)
+        } catch {
+            entries.remove(path.value)
+            throw error
+        }
+        var content: [UInt8]?
+        if let cached, cached.file.sameVersion(as: file) {
+            content = cached.content
+        } else if file.size <= Int64(maxContentBytes) {
+            content = Self.read(file)
+        }
+        let entry = Entry(file: file, content: content, etag: Self.etag(for: file),
+                          lastModified: Timestamp(seconds: file.modifiedSeconds), checkedAt: now)
+        // Metadata entries cost a nominal amount so that many large files still count.
+        entries.put(path.value, entry, cost: (content?.count ?? 0) + 512)
+        return entry
+    }
+
+    /// Strong and stable across restarts: derived from the file's version, not the process.
+    static func etag(for file: ImageLibrary.File) -> EntityTag {
+        EntityTag("o" + String(UInt64(bitPattern: file.modifiedNanos), radix: 16) + "-" + String(file.size, radix: 16))
+    }
+
+    private static func read(_ file: ImageLibrary.File) -> [UInt8]? {
+        let size = Int(file.size)
+        var bytes = [UInt8](repeating: 0, count: size)
+        let n = bytes.withUnsafeMutableBytes { pread(file.handle.descriptor, $0.baseAddress, size, 0) }
+        return n == size ? bytes : nil
+    }
+}

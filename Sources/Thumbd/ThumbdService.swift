@@ -1,0 +1,32 @@
+import HTTP
+import Logging
+
+/// thumbd assembled from a configuration: the library, the router and the HTTP server.
+public final class ThumbdService: Sendable {
+    public let config: ThumbdConfig
+    public let app: ThumbdApp
+    public let server: HTTPServer
+
+    public static let version = "0.1.0"
+
+    public init(config: ThumbdConfig, logger: Logger = Logger(label: "thumbd")) throws {
+        self.config = config
+        let library = try ImageLibrary(root: config.library.root)
+        app = ThumbdApp(config: config, library: library)
+        server = try HTTPServer(configuration: config.serverConfiguration, handler: app)
+        logger.info("thumbd \(Self.version) listening on \(config.server.host):\(server.port)",
+                    metadata: ["library": "\(config.library.root)", "loops": "\(config.server.eventLoops)"])
+    }
+
+    public var port: Int { server.port }
+
+    /// Graceful stop: /health turns 503, no new connections, open exchanges finish.
+    public func drain() {
+        app.beginDraining()
+        server.drain(seconds: config.server.drainSeconds)
+    }
+
+    public func stop() { server.stop() }
+
+    public func wait() { server.wait() }
+}
