@@ -30,14 +30,17 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // A raw-socket HTTP client the integration tests share.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "HTTPTests", dependencies: [
             "HTTP",
+            "TestSupport",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "CacheTests", dependencies: [
             "Cache",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
-        .testTarget(name: "ThumbdTests", dependencies: ["Thumbd", "HTTP"]),
+        .testTarget(name: "ThumbdTests", dependencies: ["Thumbd", "HTTP", "TestSupport"]),
     ]
 )

@@ -1,0 +1,232 @@
+import Dispatch
+import Foundation
+import HTTP
+import Synchronization
+import Testing
+import TestSupport
+
+/// Records responders so a test can check what happened to them later.
+final class ResponderBox: Sendable {
+    let responders = Mutex<[HTTPResponder]>([])
+    func add(_ r: HTTPResponder) { responders.withLock { $0.append(r) } }
+    var first: HTTPResponder? { responders.withLock { $0.first } }
+}
+
+/// A small handler with a few behaviours the tests need.
+struct TestHandler: HTTPHandler {
+    let parked = ResponderBox()
+
+    func handle(_ request: HTTPRequest, responder: HTTPResponder) {
+        switch request.path {
+        case "/hello":
+            responder.respond(HTTPResponse(contentType: "text/plain", body: "hello \(request.query ?? "")"))
+        case "/later":
+            // Answered from another thread, after the next pipelined request has arrived.
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) {
+                responder.respond(HTTPResponse(contentType: "text/plain", body: "later"))
+            }
+        case "/park":
+            parked.add(responder)  // never answered: the client will leave
+        case "/big":
+            responder.respond(HTTPResponse(headers: HTTPHeaders([("Content-Type", "application/octet-stream")]),
+                                           body: .bytes((0..<1_000_000).map { UInt8($0 % 251) })))
+        default:
+            responder.respond(ProblemDetails(.notFound, detail: "nothing at \(request.path)").response)
+        }
+    }
+}
+
+func withServer(_ configure: (inout ServerConfiguration) -> Void = { _ in }, handler: TestHandler = TestHandler(),
+                _ body: (Int) async throws -> Void) async throws {
+    var config = ServerConfiguration(host: "127.0.0.1", port: 0, eventLoops: 2)
+    configure(&config)
+    let server = try HTTPServer(configuration: config, handler: handler)
+    defer { server.stop() }
+    try await body(server.port)
+}
+
+@Suite struct ServerTests {
+    @Test func keepAliveServesSeveralRequestsOnOneConnection() async throws {
+        try await withServer { port in
+            let client = try RawHTTPClient(port: port)
+            for i in 0..<3 {
+                let response = try client.request("GET", "/hello?\(i)")
+                #expect(response.status == 200)
+                #expect(response.text == "hello \(i)")
+                #expect(response.header("Content-Length") == "\(response.body.count)")
+                #expect(response.header("Date").flatMap(HTTPDate.parse) != nil)
+                #expect(response.header("Connection") == nil)
+            }
+        }
+    }
+
+    @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
+        try await withServer { port in
+            let client = try RawHTTPClient(port: port)
+            try client.send(RawHTTPClient.requestText("GET", "/hello?1") + RawHTTPClient.requestText("GET", "/later")
+                            + RawHTTPClient.requestText("HEAD", "/hello?3") + RawHTTPClient.requestText("GET", "/hello?4"))
+            #expect(try client.readResponse().text == "hello 1")
+            #expect(try client.readResponse().text == "later")
+            let head = try client.readResponse(method: "HEAD")
+            #expect(head.status == 200 && head.header("Content-Length") == "7" && head.body.isEmpty)
+            #expect(try client.readResponse().text == "hello 4")
+        }
+    }
+
+    @Test func http10ClosesUnlessAskedToKeepAlive() async throws {
+        try await withServer { port in
+            let plain = try RawHTTPClient(port: port)
+            try plain.send("GET /hello HTTP/1.0\r\n\r\n")
+            let response = try plain.readResponse()
+            #expect(response.status == 200 && response.header("Connection") == "close")
+            #expect(plain.waitForClose())
+
+            let keep = try RawHTTPClient(port: port)
+            try keep.send("GET /hello HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+            #expect(try keep.readResponse().header("Connection") == "keep-alive")
+            try keep.send("GET /hello?again HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+            #expect(try keep.readResponse().text == "hello again")
+        }
+    }
+
+    @Test func connectionCloseIsHonoured() async throws {
+        try await withServer { port in
+            let client = try RawHTTPClient(port: port)
+            let response = try client.request("GET", "/hello", headers: ["Connection: close"])
+            #expect(response.header("Connection") == "close")
+            #expect(client.waitForClose())
+        }
+    }
+
+    @Test(arguments: [
+        ("GET /\(String(repeating: "a", count: 9000)) HTTP/1.1\r\nHost: x\r\n\r\n", 414),
+        ("GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "b", count: 17000))\r\n\r\n", 431),
+        ("GET / HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n", 400),
+        ("NOT A REQUEST\r\n\r\n", 400),
+        ("GET / HTTP/1.1\r\n\r\n", 400),
+        ("GET / HTTP/3.0\r\nHost: x\r\n\r\n", 505),
+        ("GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n", 400),
+        ("GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 10000000\r\n\r\n", 413),
+    ])
+    func badRequestsGetAProblemAndTheConnectionCloses(_ text: String, _ status: Int) async throws {
+        try await withServer { port in
+            let client = try RawHTTPClient(port: port)
+            try client.send(text)
+            let response = try client.readResponse()
+            #expect(response.status == status)
+            #expect(response.header("Content-Type") == "application/problem+json")
+            #expect(response.text.contains("\"status\":\(status)"))
+            #expect(response.header("Connection") == "close")
+            #expect(client.waitForClose())
+            // The server is still fine.
+            #expect(try RawHTTPClient(port: port).request("GET", "/hello").status == 200)
+        }
+    }
+
+    @Test func smallContentOnGetIsDiscardedNotParsedAsTheNextRequest() async throws {
+        try await withServer { port in
+            let client = try RawHTTPClient(port: port)
+            let smuggled = "GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n"
+            try client.send("GET /hello?1 HTTP/1.1\r\nHost: x\r\nContent-Length: \(smuggled.utf8.count)\r\n\r\n" + smuggled
+                            + RawHTTPClient.requestText("GET", "/hello?2"))
+            #expect(try client.readResponse().text == "hello 1")
+            #expect(try client.readResponse().text == "hello 2")
+        }
+    }
+
+    @Test func largeResponsesArriveWhole() async throws {
+        try await withServer { port in
+            let client = try RawHTTPClient(port: port)
+            for _ in 0..<2 {
+                let response = try client.request("GET", "/big")
+                #expect(response.body.count == 1_000_000)
+                #expect(response.body == (0..<1_000_000).map { UInt8($0 % 251) })
+            }
+        }
+    }
+
+    @Test func slowHeadsGet408AndSilentClientsAreClosed() async throws {
+        try await withServer({ $0.headerTimeout = 1 }) { port in
+            let partial = try RawHTTPClient(port: port)
+            try partial.send("GET /hello HTTP/1.1\r\nHo")
+            let silent = try RawHTTPClient(port: port)
+            let response = try partial.readResponse()
+            #expect(response.status == 408)
+            #expect(partial.waitForClose())
+            #expect(silent.waitForClose())
+            #expect(silent.pendingBytes() == 0)
+        }
+    }
+
+    @Test func idleKeepAliveConnectionsAreClosed() async throws {
+        try await withServer({ $0.idleTimeout = 1 }) { port in
+            let client = try RawHTTPClient(port: port)
+            #expect(try client.request("GET", "/hello").status == 200)
+            #expect(client.waitForClose())
+        }
+    }
+
+    @Test func connectionsBeyondTheLimitAreRefused() async throws {
+        try await withServer({ $0.maxConnections = 3 }) { port in
+            var open = try (0..<3).map { _ in try RawHTTPClient(port: port) }
+            for client in open { #expect(try client.request("GET", "/hello").status == 200) }
+            let extra = try RawHTTPClient(port: port)
+            #expect(extra.waitForClose())
+            open.removeFirst()
+            // The freed slot becomes usable once the server has seen the close.
+            var served = false
+            for _ in 0..<50 where !served {
+                try await Task.sleep(for: .milliseconds(50))
+                let again = try RawHTTPClient(port: port, timeout: 2)
+                served = (try? again.request("GET", "/hello").status) == 200
+            }
+            #expect(served)
+        }
+    }
+
+    @Test func aClientThatLeavesCancelsItsPendingResponder() async throws {
+        let handler = TestHandler()
+        try await withServer(handler: handler) { port in
+            do {
+                let client = try RawHTTPClient(port: port)
+                try client.send(RawHTTPClient.requestText("GET", "/park"))
+                for _ in 0..<100 where handler.parked.first == nil { try await Task.sleep(for: .milliseconds(20)) }
+            }  // client closed here
+            let responder = try #require(handler.parked.first)
+            for _ in 0..<250 where !responder.isCancelled { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(responder.isCancelled)
+        }
+    }
+
+    /// Slowloris: 200 connections that trickle one header byte every 2 s neither block
+    /// normal clients nor outlive the header timeout.
+    @Test func slowClientsDoNotStarveOthersAndAreClosedAfterTheHeaderTimeout() async throws {
+        try await withServer({ $0.headerTimeout = 3 }) { port in
+            let slow = try (0..<200).map { _ in try RawHTTPClient(port: port, timeout: 10) }
+            let head = Array("GET /hello HTTP/1.1\r\nHost: x\r\n".utf8)
+            for client in slow { try client.send([head[0]]) }
+            var worst = 0.0
+            for round in 1...2 {
+                // Between trickles, normal clients are served as usual.
+                for i in 0..<25 {
+                    let start = Date()
+                    let response = try RawHTTPClient(port: port).request("GET", "/hello?\(round)-\(i)")
+                    #expect(response.status == 200 && response.text == "hello \(round)-\(i)")
+                    worst = max(worst, Date().timeIntervalSince(start))
+                }
+                try await Task.sleep(for: .seconds(2) - .milliseconds(Int64(round == 1 ? 0 : 1500)))
+                if round == 1 {
+                    // Nothing answered yet: the header timeout has not passed.
+                    #expect(slow.allSatisfy { $0.pendingBytes() == 0 })
+                    for client in slow { try client.send([head[1]]) }
+                }
+            }
+            var timedOut = 0
+            for client in slow {
+                if let response = try? client.readResponse(), response.status == 408, client.waitForClose() { timedOut += 1 }
+            }
+            #expect(timedOut == 200)
+            print("slowloris: slowest of 50 normal requests took \(Int(worst * 1000)) ms")
+        }
+    }
+}
