@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// A real client resumes a download it lost halfway: curl is stopped mid-file, then
+/// `curl -C -` finishes it with a Range request and the result matches byte for byte.
+@Suite struct CurlResumeTests {
+    @discardableResult
+    func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+
+    @Test func anInterruptedDownloadResumesAndMatches() throws {
+        let original = LibraryFixture.fakeJPEG(1_500_000, seed: 42)
+        let f = try LibraryFixture(files: ["big.jpg": original])
+        let url = "http://127.0.0.1:\(f.port)/img/big.jpg"
+        let out = f.root.appendingPathComponent("download.jpg").path
+
+        // The reader goes away after 400 KB: curl dies mid-file (write error), leaving a prefix.
+        try run(["sh", "-c", "curl -s '\(url)' | head -c 400000 > '\(out)'"])
+        let partial = try FileManager.default.attributesOfItem(atPath: out)[.size] as! Int
+        #expect(partial == 400_000)
+
+        let resumed = try run(["curl", "-s", "-C", "-", "-o", out, "-w", "%{http_code}", url])
+        #expect(resumed.status == 0)
+        #expect(resumed.output == "206")
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: out))) == original)
+    }
+}

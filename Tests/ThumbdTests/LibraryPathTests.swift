@@ -1,0 +1,59 @@
+import Testing
+@testable import Thumbd
+
+@Suite struct LibraryPathTests {
+    @Test(arguments: ["cat.jpg", "a/b/c.png", "space%20name.jpg", "caf%C3%A9.jpg", "a%2Fb.jpg", "x..y.jpg", "%252e%252e/x"])
+    func acceptsPlainRelativePaths(_ encoded: String) throws {
+        _ = try LibraryPath(encoded: Substring(encoded))
+    }
+
+    @Test func decodesOnce() throws {
+        #expect(try LibraryPath(encoded: "space%20name.jpg").value == "space name.jpg")
+        #expect(try LibraryPath(encoded: "a%2Fb.jpg").value == "a/b.jpg")
+        #expect(try LibraryPath(encoded: "%252e%252e/x").value == "%2e%2e/x")
+        #expect(try LibraryPath(encoded: "plus+sign.jpg").value == "plus+sign.jpg")
+    }
+
+    @Test(arguments: ["", "..", "../etc/passwd", "a/../../b", "%2e%2e/x", "%2E%2E%2Fetc", "/etc/passwd", "%2Fetc/passwd",
+                      "a//b", "a/./b", ".hidden.jpg", "a/.git/config", "dir/", "nul%00.jpg", "a%00/../b"])
+    func refusesEscapesAndOddities(_ encoded: String) {
+        do {
+            let path = try LibraryPath(encoded: Substring(encoded))
+            Issue.record("accepted \(encoded) as \(path)")
+        } catch .refused {
+            // refused like a missing file: 404
+        } catch {
+            Issue.record("\(encoded) should be refused, not \(error)")
+        }
+    }
+
+    @Test(arguments: ["%", "%2", "%zz", "%C3%28", "%FF"])
+    func malformedEncodingIsABadRequest(_ encoded: String) {
+        #expect(throws: LibraryPath.Problem.malformedEncoding) { try LibraryPath(encoded: Substring(encoded)) }
+    }
+}
+
+@Suite struct ImageFormatTests {
+    @Test func sniffsSignatures() {
+        #expect(ImageFormat.sniff([0xFF, 0xD8, 0xFF, 0xDB]) == .jpeg)
+        #expect(ImageFormat.sniff([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0]) == .png)
+        #expect(ImageFormat.sniff(Array("GIF89a....".utf8)) == .gif)
+        #expect(ImageFormat.sniff(Array("RIFF\0\0\0\0WEBPVP8 ".utf8)) == .webp)
+        #expect(ImageFormat.sniff([0, 0, 0, 0x1C] + Array("ftypavif".utf8)) == .avif)
+        #expect(ImageFormat.sniff([0, 0, 0, 0x18] + Array("ftypheic".utf8)) == .heic)
+        #expect(ImageFormat.sniff([0x49, 0x49, 0x2A, 0x00, 8, 0, 0, 0]) == .tiff)
+        #expect(ImageFormat.sniff(Array("<html><body>".utf8)) == nil)
+        #expect(ImageFormat.sniff([]) == nil)
+        #expect(ImageFormat.sniff([0xFF, 0xD8]) == nil)
+    }
+}
+
+@Suite struct QueryParametersTests {
+    @Test func parsesAndDecodes() throws {
+        let q = try QueryParameters(parsing: "w=300&fit=cover&&name=a%20b+c&flag")
+        #expect(q.pairs.map(\.name) == ["w", "fit", "name", "flag"])
+        #expect(q.pairs.map(\.value) == ["300", "cover", "a b c", ""])
+        #expect(try QueryParameters(parsing: nil).isEmpty)
+        #expect(throws: QueryParameters.Problem.self) { try QueryParameters(parsing: "w=%zz") }
+    }
+}

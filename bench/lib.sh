@@ -1,0 +1,61 @@
+# Shared helpers for the benchmark scripts (sourced, not run).
+
+BENCH_DIR="${BENCH_DIR:-$(pwd)/.build/bench}"
+WRK_SECONDS="${WRK_SECONDS:-10}"
+WRK_CONNECTIONS="${WRK_CONNECTIONS:-64}"
+ROUNDS="${ROUNDS:-3}"
+
+# wrk_run URL -> prints "req_per_sec p99_ms"
+wrk_run() {
+    wrk -t2 -c"$WRK_CONNECTIONS" -d"${WRK_SECONDS}s" --latency "$1" | awk '
+        /Requests\/sec:/ { rps = $2 }
+        $1 == "99%" {
+            v = $2
+            if (v ~ /us$/) { sub(/us$/, "", v); p99 = v / 1000 }
+            else if (v ~ /ms$/) { sub(/ms$/, "", v); p99 = v }
+            else if (v ~ /s$/) { sub(/s$/, "", v); p99 = v * 1000 }
+        }
+        /Non-2xx/ { bad = $NF }
+        END { if (bad > 0) { print "wrk saw " bad " non-2xx responses" > "/dev/stderr" }; printf "%.0f %.2f\n", rps, p99 }'
+}
+
+# median of the numbers given as arguments
+median() {
+    printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+
+# wait_for_port PORT: until something answers on 127.0.0.1:PORT
+wait_for_port() {
+    for _ in $(seq 1 100); do
+        if curl -s -o /dev/null "http://127.0.0.1:$1/" 2>/dev/null; then return 0; fi
+        sleep 0.1
+    done
+    echo "nothing listens on port $1" >&2
+    return 1
+}
+
+# start_nginx ROOT PORT: nginx with 2 workers and sendfile, serving ROOT (pid in $NGINX_PREFIX/nginx.pid)
+start_nginx() {
+    NGINX_PREFIX="$BENCH_DIR/nginx"
+    mkdir -p "$NGINX_PREFIX/logs"
+    cat > "$NGINX_PREFIX/nginx.conf" <<CONF
+worker_processes 2;
+error_log $NGINX_PREFIX/logs/error.log;
+pid $NGINX_PREFIX/nginx.pid;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 100000000;
+    types { image/jpeg jpg; }
+    server { listen 127.0.0.1:$2; root $1; location / { } }
+}
+CONF
+    nginx -c "$NGINX_PREFIX/nginx.conf" -p "$NGINX_PREFIX"
+    wait_for_port "$2"
+}
+
+stop_nginx() {
+    [ -f "$NGINX_PREFIX/nginx.pid" ] && kill "$(cat "$NGINX_PREFIX/nginx.pid")" 2>/dev/null || true
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Makes sure the system packages thumbd builds and tests against are present.
+# As root it installs what is missing with apt; otherwise it prints the one command to run.
+set -euo pipefail
+
+packages=()
+pkg-config --exists vips 2>/dev/null || packages+=(libvips-dev)
+command -v pkg-config >/dev/null 2>&1 || packages+=(pkg-config)
+command -v curl >/dev/null 2>&1 || packages+=(curl)
+for extra in "$@"; do
+    command -v "$extra" >/dev/null 2>&1 || packages+=("$extra")
+done
+
+if ! command -v swift >/dev/null 2>&1; then
+    echo "thumbd needs a Swift 6 toolchain on PATH (https://www.swift.org/install/linux/)." >&2
+    exit 1
+fi
+
+if [ ${#packages[@]} -eq 0 ]; then
+    exit 0
+fi
+
+if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "Installing ${packages[*]} with apt-get ..."
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+    echo "Installed ${packages[*]}."
+else
+    echo "thumbd needs: ${packages[*]}. Install them with:" >&2
+    echo "  sudo apt-get install -y ${packages[*]}" >&2
+    exit 1
+fi
