@@ -3,31 +3,49 @@ import Synchronization
 /// A least-recently-used map bounded by the total cost (bytes) of its values.
 /// O(1) get, put and eviction: a dictionary into a doubly linked list kept in an array.
 /// Not thread-safe by itself; `SharedLRUCache` wraps it in a lock.
+@frozen
 public struct LRUCache<Key: Hashable, Value> {
-    private struct Node {
-        var key: Key
-        var value: Value
-        var cost: Int
-        var prev: Int
-        var next: Int
+    @usableFromInline
+    struct Node {
+        @usableFromInline var key: Key
+        @usableFromInline var value: Value
+        @usableFromInline var cost: Int
+        @usableFromInline var prev: Int
+        @usableFromInline var next: Int
+
+        @inlinable
+        init(key: Key, value: Value, cost: Int, prev: Int, next: Int) {
+            self.key = key
+            self.value = value
+            self.cost = cost
+            self.prev = prev
+            self.next = next
+        }
     }
 
-    public private(set) var capacity: Int
-    public private(set) var totalCost = 0
-    public private(set) var evictions = 0
-    private var nodes: [Node] = []
-    private var free: [Int] = []
-    private var index: [Key: Int] = [:]
-    private var head = -1  // most recent
-    private var tail = -1  // least recent
+    public let capacity: Int
+    @usableFromInline var cost = 0
+    @usableFromInline var evictionCount = 0
 
+    /// The summed cost of the stored values; never above `capacity`.
+    @inlinable public var totalCost: Int { cost }
+    /// How many values were pushed out to make room.
+    @inlinable public var evictions: Int { evictionCount }
+    @usableFromInline var nodes: [Node] = []
+    @usableFromInline var free: [Int] = []
+    @usableFromInline var index: [Key: Int] = [:]
+    @usableFromInline var head = -1  // most recent
+    @usableFromInline var tail = -1  // least recent
+
+    @inlinable
     public init(capacity: Int) {
         self.capacity = max(0, capacity)
     }
 
-    public var count: Int { index.count }
+    @inlinable public var count: Int { index.count }
 
     /// The value for `key`, marking it most recently used.
+    @inlinable
     public mutating func get(_ key: Key) -> Value? {
         guard let i = index[key] else { return nil }
         moveToFront(i)
@@ -35,6 +53,7 @@ public struct LRUCache<Key: Hashable, Value> {
     }
 
     /// The value for `key` without touching its recency.
+    @inlinable
     public func peek(_ key: Key) -> Value? {
         index[key].map { nodes[$0].value }
     }
@@ -42,14 +61,15 @@ public struct LRUCache<Key: Hashable, Value> {
     /// Inserts or replaces; evicts least recently used entries until the cost fits.
     /// A value costlier than the whole capacity is not stored. Returns the evicted keys.
     @discardableResult
+    @inlinable
     public mutating func put(_ key: Key, _ value: Value, cost: Int) -> [Key] {
         remove(key)
         guard cost <= capacity else { return [] }
         var evicted: [Key] = []
-        while totalCost + cost > capacity, tail >= 0 {
+        while self.cost + cost > capacity, tail >= 0 {
             let victim = nodes[tail].key
             remove(victim)
-            evictions += 1
+            evictionCount += 1
             evicted.append(victim)
         }
         let node = Node(key: key, value: value, cost: cost, prev: -1, next: head)
@@ -65,26 +85,28 @@ public struct LRUCache<Key: Hashable, Value> {
         head = i
         if tail < 0 { tail = i }
         index[key] = i
-        totalCost += cost
+        self.cost += cost
         return evicted
     }
 
     @discardableResult
+    @inlinable
     public mutating func remove(_ key: Key) -> Value? {
         guard let i = index.removeValue(forKey: key) else { return nil }
         unlink(i)
-        totalCost -= nodes[i].cost
+        cost -= nodes[i].cost
         free.append(i)
         return nodes[i].value
     }
 
+    @inlinable
     public mutating func removeAll() {
         nodes.removeAll()
         free.removeAll()
         index.removeAll()
         head = -1
         tail = -1
-        totalCost = 0
+        cost = 0
     }
 
     /// Keys from most to least recently used (for tests and introspection).
@@ -98,7 +120,8 @@ public struct LRUCache<Key: Hashable, Value> {
         return keys
     }
 
-    private mutating func unlink(_ i: Int) {
+    @inlinable
+    mutating func unlink(_ i: Int) {
         let p = nodes[i].prev, n = nodes[i].next
         if p >= 0 { nodes[p].next = n } else { head = n }
         if n >= 0 { nodes[n].prev = p } else { tail = p }
@@ -106,7 +129,8 @@ public struct LRUCache<Key: Hashable, Value> {
         nodes[i].next = -1
     }
 
-    private mutating func moveToFront(_ i: Int) {
+    @inlinable
+    mutating func moveToFront(_ i: Int) {
         guard head != i else { return }
         unlink(i)
         nodes[i].next = head
@@ -118,18 +142,21 @@ public struct LRUCache<Key: Hashable, Value> {
 
 /// `LRUCache` behind a mutex, for use from several event-loop and worker threads.
 public final class SharedLRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    private let storage: Mutex<LRUCache<Key, Value>>
+    @usableFromInline let storage: Mutex<LRUCache<Key, Value>>
 
     public init(capacity: Int) {
         storage = Mutex(LRUCache(capacity: capacity))
     }
 
+    @inlinable
     public func get(_ key: Key) -> Value? { storage.withLock { $0.get(key) } }
 
+    @inlinable
     public func put(_ key: Key, _ value: Value, cost: Int) {
         storage.withLock { _ = $0.put(key, value, cost: cost) }
     }
 
+    @inlinable
     public func remove(_ key: Key) { storage.withLock { _ = $0.remove(key) } }
 
     public var totalCost: Int { storage.withLock { $0.totalCost } }

@@ -11,7 +11,9 @@ final class EventLoop: @unchecked Sendable {
     private var listenFD: Int32 = -1
     private var connections: [Int32: Connection] = [:]
     private let tasks = Mutex<[@Sendable () -> Void]>([])
-    private let threadID = Mutex<pthread_t?>(nil)
+    private let threadID = Atomic<UInt>(0)
+    /// The time after the last epoll_wait: one clock read per wake-up, not per call.
+    private(set) var now = MonotonicClock.now()
     private var stopping = false
     private var draining = false
     private var drainDeadline = Double.infinity
@@ -40,8 +42,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     var isCurrent: Bool {
-        guard let id = threadID.withLock({ $0 }) else { return false }
-        return pthread_equal(id, pthread_self()) != 0
+        threadID.load(ordering: .relaxed) == UInt(pthread_self())
     }
 
     var isDraining: Bool { draining }
@@ -61,14 +62,15 @@ final class EventLoop: @unchecked Sendable {
     // MARK: - The loop
 
     func run() {
-        threadID.withLock { $0 = pthread_self() }
+        threadID.store(UInt(pthread_self()), ordering: .relaxed)
         var tokens = [UInt64](repeating: 0, count: 256)
         var events = [UInt32](repeating: 0, count: 256)
         var nextTick = MonotonicClock.now() + Self.tickInterval
         while !stopping {
-            let wait = max(0, Int32((nextTick - MonotonicClock.now()) * 1000) + 1)
+            let wait = max(0, Int32((nextTick - now) * 1000) + 1)
             let n = csys_epoll_wait(epfd, &tokens, &events, 256, wait)
             if n < 0 && errno != EINTR { break }
+            now = MonotonicClock.now()
             for i in 0..<max(0, Int(n)) {
                 let token = tokens[i], mask = events[i]
                 if token == Self.wakeToken {
@@ -81,7 +83,6 @@ final class EventLoop: @unchecked Sendable {
                 }
             }
             runTasks()
-            let now = MonotonicClock.now()
             if now >= nextTick {
                 nextTick = now + Self.tickInterval
                 for connection in Array(connections.values) { connection.checkTimeouts(now: now) }
@@ -118,7 +119,7 @@ final class EventLoop: @unchecked Sendable {
             }
             var one: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-            let connection = Connection(fd: fd, loop: self, now: MonotonicClock.now())
+            let connection = Connection(fd: fd, loop: self, now: now)
             connections[fd] = connection
             if csys_epoll_add(epfd, fd, connection.wantedEvents, UInt64(fd)) != 0 {
                 connection.close()

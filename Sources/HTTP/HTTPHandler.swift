@@ -20,8 +20,10 @@ public struct ClosureHandler: HTTPHandler {
 
 /// The one-shot channel back to the connection a request came from.
 public final class HTTPResponder: @unchecked Sendable {
-    // `connection` is touched only on `loop`'s thread.
-    private weak var connection: Connection?
+    // Touched only on `loop`'s thread. Strong, not weak (weak references cost a side
+    // table per request); the connection drops its responder when the exchange ends or
+    // the connection closes, so no cycle outlives an exchange.
+    private let connection: Connection
     private let loop: EventLoop
     private let state = Atomic<UInt8>(0)  // 0 waiting, 1 answered, 2 cancelled
 
@@ -37,9 +39,9 @@ public final class HTTPResponder: @unchecked Sendable {
     public func respond(_ response: HTTPResponse) {
         guard state.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged else { return }
         if loop.isCurrent {
-            connection?.responseArrived(response)
+            connection.responseArrived(response, from: self)
         } else {
-            loop.execute { [self] in connection?.responseArrived(response) }
+            loop.execute { [self] in connection.responseArrived(response, from: self) }
         }
     }
 

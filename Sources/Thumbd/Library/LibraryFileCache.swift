@@ -9,12 +9,20 @@ import HTTP
 /// picked up within that window; until then the old version is served whole and
 /// consistent with its old ETag.
 final class LibraryFileCache: Sendable {
-    struct Entry: Sendable {
+    final class Entry: Sendable {
         let file: ImageLibrary.File
         let content: [UInt8]?
         let etag: EntityTag
         let lastModified: Timestamp
         let checkedAt: Double
+
+        init(file: ImageLibrary.File, content: [UInt8]?, etag: EntityTag, lastModified: Timestamp, checkedAt: Double) {
+            self.file = file
+            self.content = content
+            self.etag = etag
+            self.lastModified = lastModified
+            self.checkedAt = checkedAt
+        }
 
         var body: ResponseBody {
             if let content { return .bytes(content) }

@@ -24,7 +24,7 @@ public final class ThumbdApp: HTTPHandler {
         if path == "/health" {
             return allowReadOnly(request) ?? health()
         }
-        if path.hasPrefix("/img/") {
+        if path.utf8.starts(with: "/img/".utf8) {
             return allowReadOnly(request) ?? OriginalImageRoute(files: files, config: config).respond(to: request)
         }
         return ProblemDetails(.notFound, detail: "no route for \(request.path)").response
