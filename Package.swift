@@ -16,12 +16,18 @@ let package = Package(
         .target(name: "CSystem"),
         // HTTP/1.1 server core. Knows nothing of images.
         .target(name: "HTTP", dependencies: ["CSystem"]),
+        // libvips, found with pkg-config; its variadic calls wrapped in C.
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        .target(name: "CVipsShim", dependencies: ["CVips"]),
+        // The libvips wrapper and the transform pipeline.
+        .target(name: "Imaging", dependencies: ["CVipsShim"]),
         // Memory and disk cache tiers.
         .target(name: "Cache"),
         // The application: routes, sources, configuration.
         .target(name: "Thumbd", dependencies: [
             "HTTP",
             "Cache",
+            "Imaging",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Thin command-line entry point.
@@ -41,6 +47,10 @@ let package = Package(
             "Cache",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
-        .testTarget(name: "ThumbdTests", dependencies: ["Thumbd", "HTTP", "TestSupport"]),
+        .testTarget(name: "ImagingTests", dependencies: [
+            "Imaging",
+            .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
+        .testTarget(name: "ThumbdTests", dependencies: ["Thumbd", "HTTP", "Imaging", "TestSupport"]),
     ]
 )

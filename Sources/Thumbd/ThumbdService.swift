@@ -1,4 +1,5 @@
 import HTTP
+import Imaging
 import Logging
 
 /// thumbd assembled from a configuration: the library, the router and the HTTP server.
@@ -11,11 +12,17 @@ public final class ThumbdService: Sendable {
 
     public init(config: ThumbdConfig, logger: Logger = Logger(label: "thumbd")) throws {
         self.config = config
+        if config.library.demo {
+            let written = try DemoLibrary.populateIfEmpty(root: config.library.root)
+            if written > 0 { logger.info("wrote \(written) demo images to \(config.library.root) (library.demo: false turns this off)") }
+        }
         let library = try ImageLibrary(root: config.library.root)
         app = ThumbdApp(config: config, library: library)
         server = try HTTPServer(configuration: config.serverConfiguration, handler: app)
         logger.info("thumbd \(Self.version) listening on \(config.server.host):\(server.port)",
-                    metadata: ["library": "\(config.library.root)", "loops": "\(config.server.eventLoops)"])
+                    metadata: ["library": "\(config.library.root)", "loops": "\(config.server.eventLoops)",
+                               "workers": "\(config.limits.workers)", "queue": "\(config.limits.queue)",
+                               "libvips": "\(Vips.version)"])
     }
 
     public var port: Int { server.port }
@@ -26,7 +33,10 @@ public final class ThumbdService: Sendable {
         server.drain(seconds: config.server.drainSeconds)
     }
 
-    public func stop() { server.stop() }
+    public func stop() {
+        server.stop()
+        app.pool.stop()
+    }
 
     public func wait() { server.wait() }
 }

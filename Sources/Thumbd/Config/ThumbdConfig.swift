@@ -28,10 +28,26 @@ public struct ThumbdConfig: Sendable, Equatable {
         public var cacheControl = "public, max-age=86400"
     }
 
+    public struct Limits: Sendable, Equatable {
+        /// Largest `w` or `h` (after `dpr`).
+        public var maxDimension = 4096
+        /// Sources over this many pixels are refused (422) from their header alone.
+        public var maxSourcePixels = 50_000_000
+        /// Sources over this many bytes are refused (413) before they are read.
+        public var maxSourceBytes = 64 << 20
+        /// Transforms running at once.
+        public var workers = ProcessInfoLite.activeProcessorCount
+        /// Transforms waiting for a worker; past it, 503 with Retry-After.
+        public var queue = 64
+    }
+
     public var server = Server()
     public var library = Library()
     public var cache = Cache()
     public var output = Output()
+    public var limits = Limits()
+    /// Named parameter sets for `p=`: name -> query string such as `w=300&h=300&fit=cover`.
+    public var presets: [String: String] = [:]
 
     public init() {}
 

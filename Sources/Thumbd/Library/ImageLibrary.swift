@@ -1,6 +1,7 @@
 import CSystem
 import Foundation
 import HTTP
+import Imaging
 
 /// The image files under the library root. Every lookup opens the file relative to the
 /// root with openat2(RESOLVE_BENEATH), so `..`, absolute paths and symlinks that leave the

@@ -24,6 +24,9 @@ final class LibraryFileCache: Sendable {
             self.checkedAt = checkedAt
         }
 
+        /// The whole file, read from the open descriptor (nil if it changed size meanwhile).
+        func readAll() -> [UInt8]? { LibraryFileCache.read(file) }
+
         var body: ResponseBody {
             if let content { return .bytes(content) }
             return .file(file.handle, count: file.size)
@@ -71,7 +74,7 @@ final class LibraryFileCache: Sendable {
         EntityTag("o" + String(UInt64(bitPattern: file.modifiedNanos), radix: 16) + "-" + String(file.size, radix: 16))
     }
 
-    private static func read(_ file: ImageLibrary.File) -> [UInt8]? {
+    static func read(_ file: ImageLibrary.File) -> [UInt8]? {
         let size = Int(file.size)
         var bytes = [UInt8](repeating: 0, count: size)
         let n = bytes.withUnsafeMutableBytes { pread(file.handle.descriptor, $0.baseAddress, size, 0) }

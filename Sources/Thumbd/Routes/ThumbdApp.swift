@@ -5,29 +5,28 @@ import Synchronization
 public final class ThumbdApp: HTTPHandler {
     public let config: ThumbdConfig
     let files: LibraryFileCache
+    let pool: WorkerPool
     private let draining = Atomic<Bool>(false)
 
     public init(config: ThumbdConfig, library: ImageLibrary) {
         self.config = config
         self.files = LibraryFileCache(library: library)
+        self.pool = WorkerPool(workers: config.limits.workers, queueLimit: config.limits.queue)
     }
 
     /// While draining, /health answers 503 so load balancers stop sending traffic.
     public func beginDraining() { draining.store(true, ordering: .relaxed) }
 
     public func handle(_ request: HTTPRequest, responder: HTTPResponder) {
-        responder.respond(route(request))
-    }
-
-    func route(_ request: HTTPRequest) -> HTTPResponse {
         let path = request.path
-        if path == "/health" {
-            return allowReadOnly(request) ?? health()
-        }
         if path.utf8.starts(with: "/img/".utf8) {
-            return allowReadOnly(request) ?? OriginalImageRoute(files: files, config: config).respond(to: request)
+            if let refusal = allowReadOnly(request) { return responder.respond(refusal) }
+            return ImageRoute(files: files, config: config, pool: pool).handle(request, responder: responder)
         }
-        return ProblemDetails(.notFound, detail: "no route for \(request.path)").response
+        if path == "/health" {
+            return responder.respond(allowReadOnly(request) ?? health())
+        }
+        responder.respond(ProblemDetails(.notFound, detail: "no route for \(request.path)").response)
     }
 
     private func allowReadOnly(_ request: HTTPRequest) -> HTTPResponse? {

@@ -1,0 +1,67 @@
+#ifndef THUMBD_VIPSSHIM_H
+#define THUMBD_VIPSSHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Non-variadic wrappers around the libvips calls thumbd uses (Swift cannot call C
+ * variadic functions). Images are opaque `VipsImage *` handles; every function that
+ * returns one returns a new reference the caller must release with tv_unref. On failure
+ * they return NULL (or -1) and, when `err` is given, a g_malloc'd message to tv_free. */
+
+typedef struct _VipsImage VipsImage;
+
+typedef enum { TV_JPEG = 0, TV_PNG = 1, TV_WEBP = 2, TV_AVIF = 3, TV_GIF = 4 } tv_format;
+typedef enum { TV_SIZE_BOTH = 0, TV_SIZE_UP = 1, TV_SIZE_DOWN = 2, TV_SIZE_FORCE = 3 } tv_size;
+typedef enum { TV_CROP_NONE = 0, TV_CROP_CENTRE = 1, TV_CROP_ENTROPY = 2, TV_CROP_ATTENTION = 3 } tv_crop;
+
+typedef struct {
+    int width;
+    int height;       /* one page (frame) */
+    int bands;
+    int orientation;  /* EXIF 1..8, 1 when absent */
+    int pages;
+    int has_alpha;
+    int bits;         /* bits per sample: 8, 16, 32 ... */
+    char loader[64];  /* libvips loader nickname, e.g. "jpegload_buffer" */
+} tv_header;
+
+/* Once per process: libvips with its operation cache off, one thread per operation,
+ * untrusted loaders (magick, pdf, svg, ...) blocked and its warnings silenced. */
+int tv_init(const char *argv0);
+const char *tv_version(void);
+
+/* Reads the header only; no pixel is decoded. -2: no loader knows the bytes; -1: a loader
+ * claimed them but the header is broken. (The libvips error buffer is process-wide, so
+ * callers decide from return codes, never from message text.) */
+int tv_read_header(const void *buf, size_t len, tv_header *out, char **err);
+
+/* Shrink-on-load thumbnail of an encoded image, auto-rotated, first page only; fails on
+ * truncated input. */
+VipsImage *tv_thumbnail(const void *buf, size_t len, int width, int height, tv_size size, tv_crop crop, char **err);
+VipsImage *tv_extract(VipsImage *in, int left, int top, int width, int height, char **err);
+/* To 8-bit sRGB (or 8-bit grey for grey images) unless already there. */
+VipsImage *tv_to_srgb(VipsImage *in, char **err);
+/* Alpha removed by compositing on an RGB background. */
+VipsImage *tv_flatten(VipsImage *in, double r, double g, double b, char **err);
+int tv_save(VipsImage *in, tv_format format, int quality, int strip, void **out, size_t *out_len, char **err);
+
+int tv_width(VipsImage *in);
+int tv_height(VipsImage *in);
+int tv_bands(VipsImage *in);
+int tv_has_alpha(VipsImage *in);
+/* Pixel values at (x, y); returns the number of bands written to `values` (at most `max`). */
+int tv_getpoint(VipsImage *in, int x, int y, double *values, int max, char **err);
+
+/* Synthesis, for the demo library and tests. */
+VipsImage *tv_from_pixels(const uint8_t *pixels, int width, int height, int bands, char **err);
+VipsImage *tv_as_cmyk(VipsImage *in, char **err);          /* reinterpret 4 bands as CMYK */
+VipsImage *tv_as_16bit(VipsImage *in, char **err);         /* widen to 16 bits per sample */
+VipsImage *tv_with_orientation(VipsImage *in, int orientation, char **err);
+VipsImage *tv_join_pages(VipsImage **pages, int count, int delay_ms, char **err);
+VipsImage *tv_load(const void *buf, size_t len, char **err);  /* decodes everything */
+
+void tv_unref(VipsImage *in);
+void tv_free(void *p);
+
+#endif

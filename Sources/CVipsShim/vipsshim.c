@@ -1,0 +1,209 @@
+#include "vipsshim.h"
+
+#include <string.h>
+#include <vips/vips.h>
+
+static int fail(char **err) {
+    if (err) *err = vips_error_buffer_copy();
+    else vips_error_clear();
+    return -1;
+}
+
+static VipsImage *fail_null(char **err) {
+    fail(err);
+    return NULL;
+}
+
+static void quiet(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
+    (void)domain; (void)level; (void)message; (void)data;
+}
+
+int tv_init(const char *argv0) {
+    if (VIPS_INIT(argv0)) return -1;
+    vips_cache_set_max(0);
+    vips_cache_set_max_mem(0);
+    vips_cache_set_max_files(0);
+    vips_concurrency_set(1);
+    vips_block_untrusted_set(TRUE);
+    /* Corrupt uploads would fill the log with decoder warnings; errors still come back
+     * through return codes. */
+    g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO, quiet, NULL);
+    return 0;
+}
+
+const char *tv_version(void) { return vips_version_string(); }
+
+int tv_read_header(const void *buf, size_t len, tv_header *out, char **err) {
+    memset(out, 0, sizeof *out);
+    const char *loader = vips_foreign_find_load_buffer(buf, len);
+    if (!loader) {
+        fail(err);
+        return -2;
+    }
+    VipsImage *im = vips_image_new_from_buffer(buf, len, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+    if (!im) return fail(err);
+    out->width = vips_image_get_width(im);
+    out->height = vips_image_get_page_height(im);
+    out->bands = vips_image_get_bands(im);
+    out->orientation = vips_image_get_orientation(im);
+    out->pages = vips_image_get_n_pages(im);
+    out->has_alpha = vips_image_hasalpha(im);
+    out->bits = (int)vips_format_sizeof(vips_image_get_format(im)) * 8;
+    /* "VipsForeignLoadJpegBuffer" is the class name; the nickname is friendlier. */
+    VipsObjectClass *klass = VIPS_OBJECT_CLASS(g_type_class_ref(g_type_from_name(loader)));
+    g_strlcpy(out->loader, klass && klass->nickname ? klass->nickname : loader, sizeof out->loader);
+    if (klass) g_type_class_unref(klass);
+    g_object_unref(im);
+    return 0;
+}
+
+VipsImage *tv_thumbnail(const void *buf, size_t len, int width, int height, tv_size size, tv_crop crop, char **err) {
+    static const VipsSize sizes[] = { VIPS_SIZE_BOTH, VIPS_SIZE_UP, VIPS_SIZE_DOWN, VIPS_SIZE_FORCE };
+    static const VipsInteresting crops[] = { VIPS_INTERESTING_NONE, VIPS_INTERESTING_CENTRE,
+                                             VIPS_INTERESTING_ENTROPY, VIPS_INTERESTING_ATTENTION };
+    VipsImage *out = NULL;
+    /* fail_on set as a property is ignored by thumbnail in 8.14; the option string reaches the loader. */
+    if (vips_thumbnail_buffer((void *)buf, len, &out, width, "height", height, "size", sizes[size],
+                              "crop", crops[crop], "option_string", "fail_on=truncated", NULL))
+        return fail_null(err);
+    return out;
+}
+
+VipsImage *tv_extract(VipsImage *in, int left, int top, int width, int height, char **err) {
+    VipsImage *out = NULL;
+    if (vips_extract_area(in, &out, left, top, width, height, NULL)) return fail_null(err);
+    return out;
+}
+
+VipsImage *tv_to_srgb(VipsImage *in, char **err) {
+    VipsInterpretation now = vips_image_get_interpretation(in);
+    VipsInterpretation want = (now == VIPS_INTERPRETATION_B_W || now == VIPS_INTERPRETATION_GREY16)
+        ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB;
+    VipsImage *out = NULL;
+    if (now == want && vips_image_get_format(in) == VIPS_FORMAT_UCHAR) {
+        g_object_ref(in);
+        return in;
+    }
+    if (vips_colourspace(in, &out, want, NULL)) return fail_null(err);
+    if (vips_image_get_format(out) != VIPS_FORMAT_UCHAR) {
+        VipsImage *cast = NULL;
+        int r = vips_cast(out, &cast, VIPS_FORMAT_UCHAR, NULL);
+        g_object_unref(out);
+        if (r) return fail_null(err);
+        out = cast;
+    }
+    return out;
+}
+
+VipsImage *tv_flatten(VipsImage *in, double r, double g, double b, char **err) {
+    VipsImage *out = NULL;
+    VipsArrayDouble *background = vips_array_double_newv(3, r, g, b);
+    int rc = vips_flatten(in, &out, "background", background, NULL);
+    vips_area_unref(VIPS_AREA(background));
+    if (rc) return fail_null(err);
+    return out;
+}
+
+int tv_save(VipsImage *in, tv_format format, int quality, int strip, void **out, size_t *out_len, char **err) {
+    int rc;
+    switch (format) {
+    case TV_JPEG:
+        rc = vips_jpegsave_buffer(in, out, out_len, "Q", quality, "optimize_coding", TRUE, "strip", strip, NULL);
+        break;
+    case TV_PNG:
+        rc = vips_pngsave_buffer(in, out, out_len, "compression", 6, "strip", strip, NULL);
+        break;
+    case TV_WEBP:
+        rc = vips_webpsave_buffer(in, out, out_len, "Q", quality, "strip", strip, NULL);
+        break;
+    case TV_AVIF:
+        /* effort 1 is libaom's speed 8: usable latency for on-the-fly thumbnails. */
+        rc = vips_heifsave_buffer(in, out, out_len, "Q", quality, "compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1,
+                                  "effort", 1, "strip", strip, NULL);
+        break;
+    case TV_GIF:
+        rc = vips_gifsave_buffer(in, out, out_len, "strip", strip, NULL);
+        break;
+    default:
+        rc = -1;
+    }
+    return rc ? fail(err) : 0;
+}
+
+int tv_width(VipsImage *in) { return vips_image_get_width(in); }
+int tv_height(VipsImage *in) { return vips_image_get_height(in); }
+int tv_bands(VipsImage *in) { return vips_image_get_bands(in); }
+int tv_has_alpha(VipsImage *in) { return vips_image_hasalpha(in); }
+
+int tv_getpoint(VipsImage *in, int x, int y, double *values, int max, char **err) {
+    double *vector = NULL;
+    int n = 0;
+    if (vips_getpoint(in, &vector, &n, x, y, NULL)) return fail(err);
+    int count = n < max ? n : max;
+    for (int i = 0; i < count; i++) values[i] = vector[i];
+    g_free(vector);
+    return count;
+}
+
+VipsImage *tv_from_pixels(const uint8_t *pixels, int width, int height, int bands, char **err) {
+    VipsImage *out = vips_image_new_from_memory_copy(pixels, (size_t)width * height * bands, width, height, bands,
+                                                     VIPS_FORMAT_UCHAR);
+    if (!out) return fail_null(err);
+    out->Type = bands >= 3 ? VIPS_INTERPRETATION_sRGB : VIPS_INTERPRETATION_B_W;
+    return out;
+}
+
+VipsImage *tv_as_cmyk(VipsImage *in, char **err) {
+    VipsImage *out = NULL;
+    if (vips_copy(in, &out, "interpretation", VIPS_INTERPRETATION_CMYK, NULL)) return fail_null(err);
+    return out;
+}
+
+VipsImage *tv_as_16bit(VipsImage *in, char **err) {
+    VipsImage *scaled = NULL, *out = NULL;
+    if (vips_linear1(in, &scaled, 257.0, 0.0, NULL)) return fail_null(err);
+    int rc = vips_cast(scaled, &out, VIPS_FORMAT_USHORT, NULL);
+    g_object_unref(scaled);
+    if (rc) return fail_null(err);
+    out->Type = vips_image_get_bands(out) >= 3 ? VIPS_INTERPRETATION_RGB16 : VIPS_INTERPRETATION_GREY16;
+    return out;
+}
+
+VipsImage *tv_with_orientation(VipsImage *in, int orientation, char **err) {
+    VipsImage *out = NULL;
+    if (vips_copy(in, &out, NULL)) return fail_null(err);
+    vips_image_set_int(out, VIPS_META_ORIENTATION, orientation);
+    return out;
+}
+
+VipsImage *tv_join_pages(VipsImage **pages, int count, int delay_ms, char **err) {
+    VipsImage *joined = NULL;
+    if (vips_arrayjoin(pages, &joined, count, "across", 1, NULL)) return fail_null(err);
+    VipsImage *out = NULL;
+    int rc = vips_copy(joined, &out, NULL);
+    g_object_unref(joined);
+    if (rc) return fail_null(err);
+    vips_image_set_int(out, VIPS_META_PAGE_HEIGHT, vips_image_get_height(pages[0]));
+    vips_image_set_int(out, VIPS_META_N_PAGES, count);
+    int *delays = g_new(int, count);
+    for (int i = 0; i < count; i++) delays[i] = delay_ms;
+    vips_image_set_array_int(out, "delay", delays, count);
+    g_free(delays);
+    return out;
+}
+
+VipsImage *tv_load(const void *buf, size_t len, char **err) {
+    VipsImage *im = vips_image_new_from_buffer(buf, len, "", NULL);
+    if (!im) return fail_null(err);
+    /* Decode now, while `buf` is certainly alive. */
+    VipsImage *copy = vips_image_copy_memory(im);
+    g_object_unref(im);
+    if (!copy) return fail_null(err);
+    return copy;
+}
+
+void tv_unref(VipsImage *in) {
+    if (in) g_object_unref(in);
+}
+
+void tv_free(void *p) { g_free(p); }

@@ -1,0 +1,38 @@
+import CVipsShim
+
+/// What an image's header says, read without decoding any pixel.
+public struct ImageHeader: Sendable, Equatable {
+    public var width: Int
+    /// Height of one page (frame).
+    public var height: Int
+    public var bands: Int
+    /// EXIF orientation 1...8.
+    public var orientation: Int
+    public var pages: Int
+    public var hasAlpha: Bool
+    public var bitsPerSample: Int
+    /// libvips loader nickname, such as `jpegload_buffer`.
+    public var loader: String
+
+    /// Width and height once the EXIF orientation is applied.
+    public var orientedSize: (width: Int, height: Int) {
+        (5...8).contains(orientation) ? (height, width) : (width, height)
+    }
+
+    public static func read(_ bytes: [UInt8]) throws(ImagingError) -> ImageHeader {
+        Vips.start()
+        var header = tv_header()
+        var err: UnsafeMutablePointer<CChar>?
+        let rc = bytes.withUnsafeBytes { tv_read_header($0.baseAddress, $0.count, &header, &err) }
+        guard rc == 0 else {
+            let message = takeMessage(err)
+            throw rc == -2 ? .unsupportedFormat : .undecodable(message)
+        }
+        let loader = withUnsafeBytes(of: header.loader) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        return ImageHeader(width: Int(header.width), height: Int(header.height), bands: Int(header.bands),
+                           orientation: max(1, Int(header.orientation)), pages: max(1, Int(header.pages)),
+                           hasAlpha: header.has_alpha != 0, bitsPerSample: Int(header.bits), loader: loader)
+    }
+}

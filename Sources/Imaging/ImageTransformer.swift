@@ -1,0 +1,64 @@
+import CVipsShim
+
+/// Runs the pipeline on encoded bytes: header check, shrink-on-load thumbnail (auto-rotated,
+/// first frame), crop, sRGB, flatten on white where the format has no alpha, encode with
+/// metadata stripped. Synchronous and CPU-bound: call it from a worker thread.
+public enum ImageTransformer {
+    public struct Output: Sendable {
+        public var bytes: [UInt8]
+        public var format: OutputFormat
+        public var width: Int
+        public var height: Int
+    }
+
+    /// `options.format` must be set (see `TransformOptions.resolved`).
+    public static func transform(_ data: [UInt8], header: ImageHeader, options: TransformOptions) throws(ImagingError) -> Output {
+        let format = options.format ?? .png
+        let (sourceWidth, sourceHeight) = header.orientedSize
+        let plan = ResizePlan.make(sourceWidth: sourceWidth, sourceHeight: sourceHeight, options: options)
+        do {
+            var image = try data.withUnsafeBytes { raw in
+                VipsImage.attempt { err in
+                    tv_thumbnail(raw.baseAddress, raw.count, Int32(plan.thumbnailWidth), Int32(plan.thumbnailHeight),
+                                 plan.interest == .none ? TV_SIZE_FORCE : TV_SIZE_BOTH, plan.interest.shimCrop, err)
+                }
+            }.get()
+            if let region = plan.extract {
+                let source = image
+                image = try VipsImage.make { tv_extract(source.pointer, Int32(region.left), Int32(region.top),
+                                                        Int32(region.width), Int32(region.height), $0) }
+            }
+            let rgb = image
+            image = try VipsImage.make { tv_to_srgb(rgb.pointer, $0) }
+            if image.hasAlpha && !format.supportsAlpha {
+                let withAlpha = image
+                image = try VipsImage.make { tv_flatten(withAlpha.pointer, 255, 255, 255, $0) }
+            }
+            // Decoding is lazy: a truncated source fails here, while pixels are pulled.
+            let bytes = try image.encode(format, quality: options.quality ?? 80)
+            return Output(bytes: bytes, format: format, width: image.width, height: image.height)
+        } catch {
+            throw .undecodable(error.message)
+        }
+    }
+
+    /// Header checks that must pass before any pixel is decoded.
+    public static func checkedHeader(_ data: [UInt8], maxPixels: Int) throws(ImagingError) -> ImageHeader {
+        let header = try ImageHeader.read(data)
+        if header.width * header.height > maxPixels {
+            throw .tooManyPixels(width: header.width, height: header.height, limit: maxPixels)
+        }
+        return header
+    }
+}
+
+extension ResizePlan.Interest {
+    var shimCrop: tv_crop {
+        switch self {
+        case .none: TV_CROP_NONE
+        case .centre: TV_CROP_CENTRE
+        case .entropy: TV_CROP_ENTROPY
+        case .attention: TV_CROP_ATTENTION
+        }
+    }
+}

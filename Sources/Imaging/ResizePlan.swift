@@ -1,0 +1,61 @@
+/// How a source of a given (oriented) size becomes the requested output: pure arithmetic,
+/// decided before libvips is called, so the output size is known and testable.
+public struct ResizePlan: Sendable, Equatable {
+    public enum Interest: Sendable, Equatable { case none, centre, entropy, attention }
+
+    /// First step: libvips' shrink-on-load thumbnail to exactly this size (aspect ratio
+    /// changes only for `fill`), or, with an `interest`, to cover it and crop there.
+    public var thumbnailWidth: Int
+    public var thumbnailHeight: Int
+    public var interest: Interest
+    /// Then, for directional crops, this region of the thumbnail.
+    public var extract: (left: Int, top: Int, width: Int, height: Int)?
+
+    public var outputWidth: Int { extract?.width ?? thumbnailWidth }
+    public var outputHeight: Int { extract?.height ?? thumbnailHeight }
+
+    public static func == (a: ResizePlan, b: ResizePlan) -> Bool {
+        a.thumbnailWidth == b.thumbnailWidth && a.thumbnailHeight == b.thumbnailHeight && a.interest == b.interest
+            && a.extract?.left == b.extract?.left && a.extract?.top == b.extract?.top
+            && a.extract?.width == b.extract?.width && a.extract?.height == b.extract?.height
+    }
+
+    public static func make(sourceWidth W: Int, sourceHeight H: Int, options: TransformOptions) -> ResizePlan {
+        let w = Double(W), h = Double(H)
+        func scaled(_ s: Double) -> (Int, Int) { (max(1, Int((w * s).rounded())), max(1, Int((h * s).rounded()))) }
+        func noEnlarge(_ s: Double) -> Double { options.enlarge ? s : min(s, 1) }
+
+        switch (options.width, options.height) {
+        case (nil, nil):
+            return ResizePlan(thumbnailWidth: W, thumbnailHeight: H, interest: .none, extract: nil)
+        case (let tw?, nil):
+            let (ow, oh) = scaled(noEnlarge(Double(tw) / w))
+            return ResizePlan(thumbnailWidth: ow, thumbnailHeight: oh, interest: .none, extract: nil)
+        case (nil, let th?):
+            let (ow, oh) = scaled(noEnlarge(Double(th) / h))
+            return ResizePlan(thumbnailWidth: ow, thumbnailHeight: oh, interest: .none, extract: nil)
+        case (let tw?, let th?):
+            switch options.fit {
+            case .contain:
+                let (ow, oh) = scaled(noEnlarge(min(Double(tw) / w, Double(th) / h)))
+                return ResizePlan(thumbnailWidth: ow, thumbnailHeight: oh, interest: .none, extract: nil)
+            case .fill:
+                let ow = options.enlarge ? tw : min(tw, W), oh = options.enlarge ? th : min(th, H)
+                return ResizePlan(thumbnailWidth: ow, thumbnailHeight: oh, interest: .none, extract: nil)
+            case .cover:
+                let (sw, sh) = scaled(noEnlarge(max(Double(tw) / w, Double(th) / h)))
+                let ow = min(tw, sw), oh = min(th, sh)
+                switch options.crop {
+                case .center: return ResizePlan(thumbnailWidth: ow, thumbnailHeight: oh, interest: .centre, extract: nil)
+                case .entropy: return ResizePlan(thumbnailWidth: ow, thumbnailHeight: oh, interest: .entropy, extract: nil)
+                case .attention: return ResizePlan(thumbnailWidth: ow, thumbnailHeight: oh, interest: .attention, extract: nil)
+                case .top, .bottom, .left, .right:
+                    let left = options.crop == .left ? 0 : options.crop == .right ? sw - ow : (sw - ow) / 2
+                    let top = options.crop == .top ? 0 : options.crop == .bottom ? sh - oh : (sh - oh) / 2
+                    return ResizePlan(thumbnailWidth: sw, thumbnailHeight: sh, interest: .none,
+                                      extract: (left, top, ow, oh))
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,61 @@
+/// A transform, normalized: equivalent requests produce equal values (and the same
+/// `canonicalText`, which cache keys and ETags are made from).
+public struct TransformOptions: Sendable, Hashable {
+    public enum Fit: String, Sendable, CaseIterable { case contain, cover, fill }
+    public enum Crop: String, Sendable, CaseIterable { case center, top, bottom, left, right, entropy, attention }
+
+    /// Target box in output pixels (dpr already applied); nil: that side follows the other
+    /// (aspect kept) or the source.
+    public var width: Int?
+    public var height: Int?
+    public var fit: Fit
+    public var crop: Crop
+    public var enlarge: Bool
+    /// nil: the source's own format (see `OutputFormat.defaultOutput`).
+    public var format: OutputFormat?
+    /// nil for formats without a quality setting.
+    public var quality: Int?
+
+    public init(width: Int? = nil, height: Int? = nil, fit: Fit = .contain, crop: Crop = .center, enlarge: Bool = false,
+                format: OutputFormat? = nil, quality: Int? = 80) {
+        self.width = width
+        self.height = height
+        self.fit = fit
+        self.crop = crop
+        self.enlarge = enlarge
+        self.format = format
+        self.quality = quality
+        normalize()
+    }
+
+    /// Drops what cannot matter, so it cannot split the cache.
+    public mutating func normalize() {
+        if width == nil || height == nil { fit = .contain }
+        if fit != .cover { crop = .center }
+        if let format, !format.usesQuality { quality = nil }
+    }
+
+    /// The options with the output format fixed for a source (no-op when already set).
+    public func resolved(for source: ImageFormat?) -> TransformOptions {
+        var copy = self
+        if copy.format == nil {
+            copy.format = OutputFormat.defaultOutput(for: source)
+            copy.normalize()
+        }
+        return copy
+    }
+
+    /// `w=300,h=200,fit=cover,crop=center,enlarge=0,fm=webp,q=80`: stable across releases
+    /// and restarts, since ETags and cache keys are derived from it.
+    public var canonicalText: String {
+        var parts: [String] = []
+        parts.append("w=\(width.map(String.init) ?? "-")")
+        parts.append("h=\(height.map(String.init) ?? "-")")
+        parts.append("fit=\(fit.rawValue)")
+        parts.append("crop=\(crop.rawValue)")
+        parts.append("enlarge=\(enlarge ? 1 : 0)")
+        parts.append("fm=\(format?.rawValue ?? "source")")
+        parts.append("q=\(quality.map(String.init) ?? "-")")
+        return parts.joined(separator: ",")
+    }
+}

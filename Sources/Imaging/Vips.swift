@@ -1,0 +1,46 @@
+import CVipsShim
+import Foundation
+
+/// libvips, started once per process.
+public enum Vips {
+    private static let started: Bool = tv_init("thumbd") == 0
+
+    /// Starts libvips if needed; false if it could not start.
+    @discardableResult
+    public static func start() -> Bool { started }
+
+    public static var version: String {
+        start()
+        return String(cString: tv_version())
+    }
+}
+
+/// Why an image could not be made.
+public enum ImagingError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Not a format libvips reads (or one thumbd refuses to read): 415.
+    case unsupportedFormat
+    /// The header declares more pixels than allowed: 422, before any decoding.
+    case tooManyPixels(width: Int, height: Int, limit: Int)
+    /// Truncated or corrupt data: 422.
+    case undecodable(String)
+    /// Encoding failed: 500.
+    case encodingFailed(String)
+
+    public var description: String {
+        switch self {
+        case .unsupportedFormat: "not an image format thumbd can read"
+        case .tooManyPixels(let w, let h, let limit): "the image is \(w)x\(h), over the limit of \(limit) pixels"
+        case .undecodable(let detail): "the image cannot be decoded: \(detail)"
+        case .encodingFailed(let detail): "the image cannot be encoded: \(detail)"
+        }
+    }
+}
+
+/// Takes a g_malloc'd error string from the shim.
+func takeMessage(_ err: UnsafeMutablePointer<CChar>?) -> String {
+    guard let err else { return "unknown libvips error" }
+    defer { tv_free(err) }
+    let text = String(cString: err).trimmingCharacters(in: .whitespacesAndNewlines)
+    return text.isEmpty ? "unknown libvips error" : text
+}
+

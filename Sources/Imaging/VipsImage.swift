@@ -1,0 +1,62 @@
+import CVipsShim
+
+/// Owns one reference to a libvips image; released when this object goes away, so no
+/// path (error or success) can leak one.
+public final class VipsImage: @unchecked Sendable {
+    let pointer: OpaquePointer
+
+    init(_ pointer: OpaquePointer) { self.pointer = pointer }
+
+    deinit { tv_unref(pointer) }
+
+    public var width: Int { Int(tv_width(pointer)) }
+    public var height: Int { Int(tv_height(pointer)) }
+    public var bands: Int { Int(tv_bands(pointer)) }
+    public var hasAlpha: Bool { tv_has_alpha(pointer) != 0 }
+
+    /// Wraps the result of a shim call that returns a new image or NULL with a message.
+    static func make(_ call: (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> OpaquePointer?) throws(VipsCallError) -> VipsImage {
+        try attempt(call).get()
+    }
+
+    /// `make` without throwing, for use inside `withUnsafeBytes` (which rethrows untyped).
+    static func attempt(_ call: (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> OpaquePointer?) -> Result<VipsImage, VipsCallError> {
+        var err: UnsafeMutablePointer<CChar>?
+        guard let pointer = call(&err) else { return .failure(VipsCallError(message: takeMessage(err))) }
+        return .success(VipsImage(pointer))
+    }
+
+    /// Pixel values at (x, y), one per band.
+    public func pixel(x: Int, y: Int) throws(VipsCallError) -> [Double] {
+        var values = [Double](repeating: 0, count: 8)
+        var err: UnsafeMutablePointer<CChar>?
+        let n = tv_getpoint(pointer, Int32(x), Int32(y), &values, 8, &err)
+        guard n >= 0 else { throw VipsCallError(message: takeMessage(err)) }
+        return Array(values[0..<Int(n)])
+    }
+
+    /// Encodes with metadata stripped unless `strip` is false (tests build EXIF inputs).
+    public func encode(_ format: OutputFormat, quality: Int = 80, strip: Bool = true) throws(VipsCallError) -> [UInt8] {
+        var out: UnsafeMutableRawPointer?
+        var length = 0
+        var err: UnsafeMutablePointer<CChar>?
+        guard tv_save(pointer, format.shimFormat, Int32(quality), strip ? 1 : 0, &out, &length, &err) == 0, let out else {
+            throw VipsCallError(message: takeMessage(err))
+        }
+        defer { tv_free(out) }
+        return Array(UnsafeRawBufferPointer(start: out, count: length))
+    }
+
+    /// Fully decodes an encoded image (tests and tools; the pipeline uses thumbnails).
+    public static func decode(_ bytes: [UInt8]) throws(VipsCallError) -> VipsImage {
+        Vips.start()
+        return try bytes.withUnsafeBytes { raw in
+            attempt { tv_load(raw.baseAddress, raw.count, $0) }
+        }.get()
+    }
+}
+
+public struct VipsCallError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}
