@@ -104,8 +104,32 @@ VipsImage *tv_flatten(VipsImage *in, double r, double g, double b, char **err) {
     return out;
 }
 
+static int is_metadata(const char *name) {
+    static const char *prefixes[] = { "exif-", "xmp-", "iptc-", "icc-", "photoshop-", "png-comment-", "gif-comment",
+                                      "heif-", "jpeg-thumbnail", "orientation" };
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (g_str_has_prefix(name, prefixes[i])) return 1;
+    return 0;
+}
+
+static VipsImage *without_metadata(VipsImage *in) {
+    VipsImage *copy = NULL;
+    if (vips_copy(in, &copy, NULL)) return NULL;
+    gchar **fields = vips_image_get_fields(copy);
+    for (int i = 0; fields[i]; i++)
+        if (is_metadata(fields[i])) vips_image_remove(copy, fields[i]);
+    g_strfreev(fields);
+    return copy;
+}
+
 int tv_save(VipsImage *in, tv_format format, int quality, int strip, void **out, size_t *out_len, char **err) {
     int rc;
+    VipsImage *bare = NULL;
+    if (strip) {
+        bare = without_metadata(in);
+        if (!bare) return fail(err);
+        in = bare;
+    }
     switch (format) {
     case TV_JPEG:
         rc = vips_jpegsave_buffer(in, out, out_len, "Q", quality, "optimize_coding", TRUE, "strip", strip, NULL);
@@ -127,6 +151,7 @@ int tv_save(VipsImage *in, tv_format format, int quality, int strip, void **out,
     default:
         rc = -1;
     }
+    if (bare) g_object_unref(bare);
     return rc ? fail(err) : 0;
 }
 
@@ -200,6 +225,17 @@ VipsImage *tv_load(const void *buf, size_t len, char **err) {
     g_object_unref(im);
     if (!copy) return fail_null(err);
     return copy;
+}
+
+VipsImage *tv_with_profile_and_xmp(VipsImage *in, const char *xmp, char **err) {
+    VipsImage *out = NULL;
+    if (vips_icc_transform(in, &out, "srgb", "input_profile", "srgb", "embedded", FALSE, NULL)) return fail_null(err);
+    if (xmp) {
+        size_t len = strlen(xmp);
+        void *copy = g_memdup2(xmp, len);
+        vips_image_set_blob(out, VIPS_META_XMP_NAME, (VipsCallbackFn)g_free, copy, len);
+    }
+    return out;
 }
 
 void tv_unref(VipsImage *in) {

@@ -1,14 +1,24 @@
 import Foundation
 
-/// `fm=auto`: the best format an `Accept` header allows (RFC 9110 §12.5.1, q-values and
-/// wildcards; the most specific matching range decides, and q=0 means "not this").
+/// `fm=auto`: AVIF, then WebP, when the `Accept` header names them with a q-value above 0
+/// (q=0 means "not this"); otherwise JPEG, or PNG for images with alpha.
+///
+/// Wildcards (`image/*`, `*/*`) do not count for AVIF and WebP: browsers without AVIF
+/// support send `image/webp,*/*`, so a wildcard proves nothing (imgproxy and Cloudflare
+/// decide the same way). JPEG and PNG are what every client decodes.
 public enum FormatNegotiation {
     public static func choose(accept: String?, hasAlpha: Bool) -> OutputFormat {
         let ranges = parse(accept ?? "")
-        for candidate in [OutputFormat.avif, .webp] where quality(of: candidate, in: ranges) > 0 {
+        for candidate in [OutputFormat.avif, .webp] where explicitQuality(of: candidate, in: ranges) > 0 {
             return candidate
         }
         return hasAlpha ? .png : .jpeg
+    }
+
+    /// The q-value of a range naming `format` exactly (0 when none does).
+    static func explicitQuality(of format: OutputFormat, in ranges: [MediaRange]) -> Double {
+        let parts = format.mediaType.split(separator: "/")
+        return ranges.last { $0.type == parts[0] && $0.subtype == parts[1] }?.q ?? 0
     }
 
     struct MediaRange: Equatable {
@@ -29,20 +39,5 @@ public enum FormatNegotiation {
             }
             return MediaRange(type: String(pieces[0]), subtype: String(pieces[1]), q: q)
         }
-    }
-
-    static func quality(of format: OutputFormat, in ranges: [MediaRange]) -> Double {
-        let parts = format.mediaType.split(separator: "/")
-        let type = String(parts[0]), subtype = String(parts[1])
-        var best: (specificity: Int, q: Double)?
-        for range in ranges {
-            let specificity: Int
-            if range.type == type && range.subtype == subtype { specificity = 2 }
-            else if range.type == type && range.subtype == "*" { specificity = 1 }
-            else if range.type == "*" && range.subtype == "*" { specificity = 0 }
-            else { continue }
-            if best == nil || specificity > best!.specificity { best = (specificity, range.q) }
-        }
-        return best?.q ?? 0
     }
 }

@@ -47,6 +47,11 @@ public enum ImageSynthesis {
         try VipsImage.make { tv_with_orientation(image.pointer, Int32(orientation), $0) }
     }
 
+    /// With an embedded sRGB ICC profile and an XMP packet: metadata a thumbnail must drop.
+    public static func withProfileAndXMP(_ image: VipsImage, xmp: String) throws(VipsCallError) -> VipsImage {
+        try VipsImage.make { tv_with_profile_and_xmp(image.pointer, xmp, $0) }
+    }
+
     /// Reinterprets a 4-band image as CMYK (no ICC profile attached).
     public static func asCMYK(_ image: VipsImage) throws(VipsCallError) -> VipsImage {
         try VipsImage.make { tv_as_cmyk(image.pointer, $0) }

@@ -24,6 +24,14 @@ public struct ResizePlan: Sendable, Equatable {
         let w = Double(W), h = Double(H)
         func scaled(_ s: Double) -> (Int, Int) { (max(1, Int((w * s).rounded())), max(1, Int((h * s).rounded()))) }
         func noEnlarge(_ s: Double) -> Double { options.enlarge ? s : min(s, 1) }
+        // For cover and fill: the box, or, when filling it would need more pixels than the
+        // source has and enlarging is off, the largest box of the same aspect ratio that
+        // does not (a square cell still gets a square image).
+        func box(_ tw: Int, _ th: Int) -> (Int, Int) {
+            let need = max(Double(tw) / w, Double(th) / h)
+            guard !options.enlarge, need > 1 else { return (tw, th) }
+            return (min(W, max(1, Int((Double(tw) / need).rounded()))), min(H, max(1, Int((Double(th) / need).rounded()))))
+        }
 
         switch (options.width, options.height) {
         case (nil, nil):
@@ -40,11 +48,12 @@ public struct ResizePlan: Sendable, Equatable {
                 let (ow, oh) = scaled(noEnlarge(min(Double(tw) / w, Double(th) / h)))
                 return ResizePlan(thumbnailWidth: ow, thumbnailHeight: oh, interest: .none, extract: nil)
             case .fill:
-                let ow = options.enlarge ? tw : min(tw, W), oh = options.enlarge ? th : min(th, H)
+                let (ow, oh) = box(tw, th)
                 return ResizePlan(thumbnailWidth: ow, thumbnailHeight: oh, interest: .none, extract: nil)
             case .cover:
-                let (sw, sh) = scaled(noEnlarge(max(Double(tw) / w, Double(th) / h)))
-                let ow = min(tw, sw), oh = min(th, sh)
+                let (bw, bh) = box(tw, th)
+                let (sw, sh) = scaled(max(Double(bw) / w, Double(bh) / h))
+                let ow = min(bw, sw), oh = min(bh, sh)
                 switch options.crop {
                 case .center: return ResizePlan(thumbnailWidth: ow, thumbnailHeight: oh, interest: .centre, extract: nil)
                 case .entropy: return ResizePlan(thumbnailWidth: ow, thumbnailHeight: oh, interest: .entropy, extract: nil)

@@ -44,7 +44,8 @@ public final class VipsImage: @unchecked Sendable {
             throw VipsCallError(message: takeMessage(err))
         }
         defer { tv_free(out) }
-        return Array(UnsafeRawBufferPointer(start: out, count: length))
+        let bytes = Array(UnsafeRawBufferPointer(start: out, count: length))
+        return strip && format == .webp ? WebPContainer.removingMetadata(bytes) : bytes
     }
 
     /// Fully decodes an encoded image (tests and tools; the pipeline uses thumbnails).

@@ -44,6 +44,9 @@ VipsImage *tv_extract(VipsImage *in, int left, int top, int width, int height, c
 VipsImage *tv_to_srgb(VipsImage *in, char **err);
 /* Alpha removed by compositing on an RGB background. */
 VipsImage *tv_flatten(VipsImage *in, double r, double g, double b, char **err);
+/* With strip set, metadata fields (EXIF, XMP, IPTC, ICC, ...) are removed from a copy of
+ * the image before saving: the savers' own "strip" flag is not enough (webpsave in 8.14
+ * writes EXIF, XMP and ICC chunks regardless). */
 int tv_save(VipsImage *in, tv_format format, int quality, int strip, void **out, size_t *out_len, char **err);
 
 int tv_width(VipsImage *in);
@@ -60,6 +63,8 @@ VipsImage *tv_as_16bit(VipsImage *in, char **err);         /* widen to 16 bits p
 VipsImage *tv_with_orientation(VipsImage *in, int orientation, char **err);
 VipsImage *tv_join_pages(VipsImage **pages, int count, int delay_ms, char **err);
 VipsImage *tv_load(const void *buf, size_t len, char **err);  /* decodes everything */
+/* Attaches libvips' built-in sRGB ICC profile, and an XMP packet when `xmp` is not NULL. */
+VipsImage *tv_with_profile_and_xmp(VipsImage *in, const char *xmp, char **err);
 
 void tv_unref(VipsImage *in);
 void tv_free(void *p);
