@@ -9,6 +9,7 @@ struct ImageRoute {
     let files: LibraryFileCache
     let config: ThumbdConfig
     let pool: WorkerPool
+    let counter: Counter
 
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {
         let query: QueryParameters
@@ -51,10 +52,12 @@ struct ImageRoute {
                 detail: "the source is \(entry.file.size) bytes, over the limit of \(config.limits.maxSourceBytes)").response)
         }
         let accept = request.headers["Accept"]
-        let accepted = pool.submit { [config] in
+        let accepted = pool.submit { [config, counter] in
             // The client may have left while this waited in the queue.
             guard !responder.isCancelled else { return }
-            responder.respond(Self.thumbnail(entry, transform, accept: accept, config: config).response(to: request))
+            let result = Self.thumbnail(entry, transform, accept: accept, config: config)
+            counter.increment()
+            responder.respond(result.response(to: request))
         }
         if !accepted {
             var response = ProblemDetails(.serviceUnavailable, detail: "too many transforms are waiting; try again shortly").response

@@ -7,6 +7,8 @@ public final class ThumbdApp: HTTPHandler {
     let files: LibraryFileCache
     let pool: WorkerPool
     private let draining = Atomic<Bool>(false)
+    /// Transforms run to completion (successful or not); dropped and refused ones do not count.
+    public let transformsRun = Counter()
 
     public init(config: ThumbdConfig, library: ImageLibrary) {
         self.config = config
@@ -21,7 +23,7 @@ public final class ThumbdApp: HTTPHandler {
         let path = request.path
         if path.utf8.starts(with: "/img/".utf8) {
             if let refusal = allowReadOnly(request) { return responder.respond(refusal) }
-            return ImageRoute(files: files, config: config, pool: pool).handle(request, responder: responder)
+            return ImageRoute(files: files, config: config, pool: pool, counter: transformsRun).handle(request, responder: responder)
         }
         if path == "/health" {
             return responder.respond(allowReadOnly(request) ?? health())

@@ -1,0 +1,226 @@
+import Dispatch
+import Foundation
+import HTTP
+import Imaging
+import Testing
+import TestSupport
+@testable import Thumbd
+
+/// Real images, made by libvips, transformed by the real server over HTTP.
+@Suite struct ThumbnailsTests {
+    /// Sources, made once.
+    static let sources: [String: [UInt8]] = {
+        func make(_ body: () throws -> [UInt8]) -> [UInt8] { try! body() }
+        let photo = make { try ImageSynthesis.pattern(width: 1600, height: 1000).encode(.jpeg, quality: 90) }
+        var noise = LibraryFixture.fakeJPEG(5000)  // JPEG signature, garbage after it
+        noise[3] = 0xDB
+        return [
+            "photo.jpg": photo,
+            "small.png": make { try ImageSynthesis.pattern(width: 200, height: 100).encode(.png) },
+            "alpha.png": make { try ImageSynthesis.pattern(width: 400, height: 400, bands: 4).encode(.png) },
+            "rotated.jpg": make { try ImageSynthesis.withOrientation(ImageSynthesis.pattern(width: 800, height: 400), 6).encode(.jpeg, strip: false) },
+            "cmyk.jpg": make { try ImageSynthesis.asCMYK(ImageSynthesis.solid(width: 64, height: 64, color: [0, 255, 255, 0])).encode(.jpeg, strip: false) },
+            "deep.png": make { try ImageSynthesis.as16Bit(ImageSynthesis.pattern(width: 300, height: 200)).encode(.png) },
+            "anim.gif": make {
+                try ImageSynthesis.animation([ImageSynthesis.solid(width: 40, height: 30, color: [255, 0, 0]),
+                                              ImageSynthesis.solid(width: 40, height: 30, color: [0, 0, 255])]).encode(.gif)
+            },
+            "tagged.jpg": make {
+                try ImageSynthesis.withOrientation(ImageSynthesis.withProfileAndXMP(ImageSynthesis.pattern(width: 300, height: 200),
+                                                                                   xmp: "<x:xmpmeta>thumbd-secret</x:xmpmeta>"), 1)
+                    .encode(.jpeg, strip: false)
+            },
+            "truncated.jpg": Array(photo.prefix(photo.count / 3)),
+            "garbage.jpg": noise,
+            "huge.png": ImagingTestData.pngDeclaring(width: 60000, height: 60000),
+        ]
+    }()
+
+    static let fixture: LibraryFixture = try! LibraryFixture(files: sources) { config in
+        config.presets = ["square": "w=120&h=120&fit=cover"]
+    }
+
+    func get(_ target: String, headers: [String] = []) throws -> RawHTTPClient.Response {
+        try RawHTTPClient(port: Self.fixture.port, timeout: 30).request("GET", target, headers: headers)
+    }
+
+    func dimensions(_ response: RawHTTPClient.Response) throws -> [Int] {
+        let header = try ImageHeader.read(response.body)
+        return [header.width, header.height]
+    }
+
+    @Test(arguments: [
+        ("photo.jpg?w=300", [300, 188]),
+        ("photo.jpg?h=100", [160, 100]),
+        ("photo.jpg?w=300&h=300", [300, 188]),
+        ("photo.jpg?w=300&h=300&fit=contain", [300, 188]),
+        ("photo.jpg?w=300&h=300&fit=cover", [300, 300]),
+        ("photo.jpg?w=300&h=300&fit=fill", [300, 300]),
+        ("photo.jpg?w=150&h=150&fit=cover&dpr=2", [300, 300]),
+        ("photo.jpg?h=100&dpr=1.5", [240, 150]),
+        ("photo.jpg?w=300&h=200&fit=cover&crop=left", [300, 200]),
+        ("photo.jpg?w=300&h=200&fit=cover&crop=bottom", [300, 200]),
+        ("photo.jpg?w=300&h=200&fit=cover&crop=entropy", [300, 200]),
+        ("photo.jpg?w=300&h=200&fit=cover&crop=attention", [300, 200]),
+        ("photo.jpg?fm=webp", [1600, 1000]),
+        ("photo.jpg?w=3000", [1600, 1000]),
+        ("photo.jpg?w=3000&enlarge=1", [3000, 1875]),
+        ("small.png?w=400", [200, 100]),
+        ("small.png?w=400&enlarge=1", [400, 200]),
+        ("small.png?w=200&dpr=2&enlarge=1", [400, 200]),
+        ("small.png?w=400&h=400&fit=cover", [100, 100]),
+        ("small.png?w=400&h=400&fit=cover&enlarge=1", [400, 400]),
+        ("small.png?w=400&h=400&fit=fill&enlarge=1", [400, 400]),
+        ("small.png?w=400&h=400&fit=contain&enlarge=1", [400, 200]),
+        ("small.png?p=square", [100, 100]),
+        ("photo.jpg?p=square", [120, 120]),
+        ("photo.jpg?p=square&w=60", [60, 120]),
+    ])
+    func outputDimensions(_ target: String, _ expected: [Int]) throws {
+        let response = try get("/img/" + target)
+        #expect(response.status == 200, "\(target): \(response.text)")
+        #expect(try dimensions(response) == expected, "\(target)")
+    }
+
+    @Test(arguments: [(OutputFormat.jpeg, ImageFormat.jpeg), (.png, .png), (.webp, .webp), (.avif, .avif)])
+    func formats(_ format: OutputFormat, _ sniffed: ImageFormat) throws {
+        let response = try get("/img/photo.jpg?w=120&fm=\(format.rawValue)")
+        #expect(response.header("Content-Type") == format.mediaType)
+        #expect(ImageFormat.sniff(response.body) == sniffed)
+        #expect(response.header("Vary") == nil)
+    }
+
+    @Test func theSourceFormatIsKeptOrGifBecomesPNG() throws {
+        #expect(try get("/img/photo.jpg?w=100").header("Content-Type") == "image/jpeg")
+        #expect(try get("/img/small.png?w=100").header("Content-Type") == "image/png")
+        #expect(try get("/img/anim.gif?w=20").header("Content-Type") == "image/png")
+    }
+
+    @Test(arguments: [
+        ("image/avif,image/webp,image/apng,image/*,*/*;q=0.8", "photo.jpg", "image/avif"),
+        ("image/webp,*/*", "photo.jpg", "image/webp"),
+        ("image/avif;q=0,image/webp;q=0.9", "photo.jpg", "image/webp"),
+        ("*/*", "photo.jpg", "image/jpeg"),
+        ("*/*", "alpha.png", "image/png"),
+        ("", "photo.jpg", "image/jpeg"),
+    ])
+    func autoFormatFollowsAccept(_ accept: String, _ file: String, _ expected: String) throws {
+        let response = try get("/img/\(file)?w=64&fm=auto", headers: accept.isEmpty ? [] : ["Accept: \(accept)"])
+        #expect(response.status == 200)
+        #expect(response.header("Content-Type") == expected)
+        #expect(response.header("Vary") == "Accept")
+    }
+
+    @Test func exifOrientationIsApplied() throws {
+        #expect(try dimensions(get("/img/rotated.jpg?w=300&h=300")) == [150, 300])
+    }
+
+    @Test func cmykBecomesSRGB() throws {
+        let response = try get("/img/cmyk.jpg?w=32")
+        let image = try VipsImage.decode(response.body)
+        #expect(image.bands == 3)
+        let pixel = try image.pixel(x: 16, y: 16)
+        #expect(pixel[0] > 200 && pixel[1] < 80 && pixel[2] < 80, "CMYK (0,255,255,0) is red, got \(pixel)")
+    }
+
+    @Test func alphaOnJPEGIsFlattenedOnWhite() throws {
+        let response = try get("/img/alpha.png?w=100&fm=jpeg")
+        let image = try VipsImage.decode(response.body)
+        #expect(image.bands == 3)
+        let pixel = try image.pixel(x: 50, y: 50)  // the transparent band across the middle
+        #expect(pixel.allSatisfy { $0 > 245 }, "\(pixel)")
+    }
+
+    @Test func sixteenBitAndAnimatedSourcesWork() throws {
+        let deep = try get("/img/deep.png?w=150")
+        let deepHeader = try ImageHeader.read(deep.body)
+        #expect(deep.status == 200 && deepHeader.bitsPerSample == 8)
+        let anim = try get("/img/anim.gif?w=20")
+        let header = try ImageHeader.read(anim.body)
+        #expect(header.pages == 1 && header.width == 20 && header.height == 15)
+    }
+
+    @Test(arguments: ["jpeg", "png", "webp", "avif"])
+    func noMetadataInAnyFormat(_ format: String) throws {
+        let body = try get("/img/tagged.jpg?w=100&fm=\(format)").body
+        for marker in ["Exif", "ICC_PROFILE", "iCCP", "ICCP", "XMP ", "http://ns.adobe.com/xap", "thumbd-secret", "prof"] {
+            #expect(!ImagingTestData.contains(body, marker), "\(format) output contains \(marker)")
+        }
+    }
+
+    @Test func equivalentRequestsGiveIdenticalBytesAndETags() throws {
+        let a = try get("/img/photo.jpg?w=200&h=100&fit=cover&q=80")
+        let b = try get("/img/photo.jpg?fit=cover&h=100&w=200")
+        let c = try get("/img/photo.jpg?w=100&h=50&dpr=2&fit=cover&crop=center")
+        #expect(a.body == b.body && b.body == c.body)
+        #expect(a.header("ETag") != nil && a.header("ETag") == b.header("ETag") && b.header("ETag") == c.header("ETag"))
+        #expect(try get("/img/photo.jpg?w=201&h=100&fit=cover").header("ETag") != a.header("ETag"))
+    }
+
+    @Test func transformedOutputHasFullHeadersRangesAndConditionals() throws {
+        let client = try RawHTTPClient(port: Self.fixture.port, timeout: 30)
+        let target = "/img/photo.jpg?w=400&fm=webp"
+        let full = try client.request("GET", target)
+        let etag = try #require(full.header("ETag"))
+        #expect(!etag.hasPrefix("W/"))
+        #expect(full.header("Cache-Control") == "public, max-age=86400")
+        #expect(full.header("Last-Modified") != nil)
+        #expect(full.header("Accept-Ranges") == "bytes")
+        #expect(full.header("Server-Timing")?.contains("transform;dur=") == true)
+        #expect(try client.request("GET", target, headers: ["If-None-Match: \(etag)"]).status == 304)
+        let part = try client.request("GET", target, headers: ["Range: bytes=10-109", "If-Range: \(etag)"])
+        #expect(part.status == 206)
+        #expect(part.body == Array(full.body[10..<110]))
+        #expect(part.header("Content-Range") == "bytes 10-109/\(full.body.count)")
+        let head = try client.request("HEAD", target)
+        #expect(head.header("Content-Length") == "\(full.body.count)" && head.header("ETag") == etag && head.body.isEmpty)
+    }
+
+    @Test(arguments: [
+        ("truncated.jpg?w=100", 422), ("garbage.jpg?w=100", 422), ("huge.png?w=100", 422),
+        ("photo.jpg?w=0", 400), ("photo.jpg?w=abc", 400), ("photo.jpg?fit=squash", 400), ("photo.jpg?w=1&w=2", 400),
+        ("photo.jpg?nope=1", 400), ("photo.jpg?q=101", 400), ("photo.jpg?dpr=9", 400), ("photo.jpg?p=missing", 400),
+        ("missing.jpg?w=100", 404),
+    ])
+    func badInputGetsAProblemAndTheServerStaysHealthy(_ target: String, _ status: Int) throws {
+        let response = try get("/img/" + target)
+        #expect(response.status == status, "\(target): \(response.text)")
+        #expect(response.header("Content-Type") == "application/problem+json")
+        let json = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+        #expect(json?["status"] as? Int == status)
+        if status == 400 {
+            let name = String(target.split(separator: "?")[1].split(separator: "=")[0])
+            #expect(json?["parameter"] as? String == name)
+        }
+        #expect(try get("/health").status == 200)
+        #expect(try get("/img/photo.jpg?w=50").status == 200)
+    }
+}
+
+/// Test inputs shared with the Imaging tests' helpers (kept here: test targets do not share code).
+enum ImagingTestData {
+    static func pngDeclaring(width: Int, height: Int) -> [UInt8] {
+        func be32(_ v: Int) -> [UInt8] { [UInt8(v >> 24 & 255), UInt8(v >> 16 & 255), UInt8(v >> 8 & 255), UInt8(v & 255)] }
+        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+            let body = Array(type.utf8) + data
+            return be32(data.count) + body + be32(Int(crc32(body)))
+        }
+        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", be32(width) + be32(height) + [8, 2, 0, 0, 0])
+            + chunk("IDAT", [0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]) + chunk("IEND", [])
+    }
+
+    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for b in bytes {
+            crc ^= UInt32(b)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
+
+    static func contains(_ bytes: [UInt8], _ marker: String) -> Bool {
+        let needle = Array(marker.utf8)
+        guard bytes.count >= needle.count else { return false }
+        return (0...(bytes.count - needle.count)).contains { i in bytes[i] == needle[0] && Array(bytes[i..<(i + needle.count)]) == needle }
+    }
+}

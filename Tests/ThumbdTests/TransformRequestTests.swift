@@ -1,0 +1,70 @@
+import Imaging
+import Testing
+@testable import Thumbd
+
+@Suite struct TransformRequestTests {
+    let limits = ThumbdConfig.Limits()
+    let presets = ["thumb": "w=150&h=150&fit=cover", "hero": "w=1200&fm=webp&q=70", "bad": "w=%zz", "loop": "p=thumb"]
+
+    func parse(_ query: String) throws(TransformRequest.ParameterError) -> TransformRequest {
+        let parameters = try! QueryParameters(parsing: Substring(query))
+        return try TransformRequest(query: parameters, presets: presets, limits: limits, defaultQuality: 80)
+    }
+
+    func failure(_ query: String) -> TransformRequest.ParameterError? {
+        do {
+            _ = try parse(query)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func parsesEveryParameter() throws {
+        let r = try parse("w=300&h=200&fit=cover&crop=entropy&enlarge=1&fm=webp&q=70")
+        #expect(r.options == TransformOptions(width: 300, height: 200, fit: .cover, crop: .entropy, enlarge: true, format: .webp, quality: 70))
+        #expect(!r.negotiatesFormat)
+        #expect(try parse("w=10&fm=auto").negotiatesFormat)
+    }
+
+    @Test func dprMultipliesTheBox() throws {
+        #expect(try parse("w=100&h=50&dpr=2").options == parse("w=200&h=100").options)
+        #expect(try parse("w=101&dpr=1.5").options.width == 152)
+        #expect(try parse("dpr=3").options == parse("").options)
+    }
+
+    @Test func equivalentRequestsNormalizeToTheSameOptions() throws {
+        let a = try parse("h=100&w=100&fit=contain&q=80")
+        let b = try parse("w=100&h=100")
+        let c = try parse("w=50&h=50&dpr=2&crop=top")
+        #expect(a.options == b.options && b.options == c.options)
+        #expect(a.options.canonicalText == c.options.canonicalText)
+        #expect(try parse("w=100&fm=png&q=10").options == parse("w=100&fm=png").options)
+    }
+
+    @Test func presetsApplyAndExplicitParametersWin() throws {
+        #expect(try parse("p=thumb").options == TransformOptions(width: 150, height: 150, fit: .cover))
+        #expect(try parse("p=thumb&w=300").options == TransformOptions(width: 300, height: 150, fit: .cover))
+        #expect(try parse("p=hero&fm=avif").options == TransformOptions(width: 1200, format: .avif, quality: 70))
+    }
+
+    @Test func aSignatureIsNotATransform() throws {
+        #expect(!TransformRequest.asksForTransform(try QueryParameters(parsing: "s=abc")))
+        #expect(TransformRequest.asksForTransform(try QueryParameters(parsing: "w=1&s=abc")))
+        #expect(try parse("w=10&s=0123").options == parse("w=10").options)
+    }
+
+    @Test(arguments: [
+        ("w=0", "w"), ("w=4097", "w"), ("w=-5", "w"), ("w=1.5", "w"), ("w=abc", "w"), ("w=", "w"), ("w=1e3", "w"), ("w=+5", "w"),
+        ("h=0", "h"), ("h=99999", "h"), ("w=10&w=20", "w"), ("dpr=0.5", "dpr"), ("dpr=5", "dpr"), ("dpr=two", "dpr"),
+        ("dpr=1.", "dpr"), ("dpr=-1", "dpr"), ("w=3000&dpr=2", "dpr"), ("fit=stretch", "fit"), ("crop=middle", "crop"),
+        ("enlarge=yes", "enlarge"), ("enlarge=2", "enlarge"), ("fm=gif", "fm"), ("fm=jpg", "fm"), ("fm=", "fm"),
+        ("q=0", "q"), ("q=101", "q"), ("q=high", "q"), ("p=nope", "p"), ("p=bad", "p"), ("p=loop", "p"),
+        ("zoom=2", "zoom"), ("W=100", "W"), ("w=100&blur=3", "blur"), ("fm=webp&fm=png", "fm"),
+    ])
+    func badParametersAreNamed(_ query: String, _ parameter: String) {
+        let error = failure(query)
+        #expect(error?.parameter == parameter, "\(query) -> \(String(describing: error))")
+        #expect(error?.detail.isEmpty == false)
+    }
+}
