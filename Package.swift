@@ -25,6 +25,7 @@ let package = Package(
         .target(name: "Cache"),
         // The application: routes, sources, configuration.
         .target(name: "Thumbd", dependencies: [
+            "CSystem",
             "HTTP",
             "Cache",
             "Imaging",

@@ -3,5 +3,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/ensure-deps.sh nginx wrk bc
+if [ ! -d /usr/share/backgrounds/mate ]; then
+    if [ "$(id -u)" -eq 0 ]; then
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mate-backgrounds >/dev/null
+    else
+        echo "the thumbnail benchmark needs photos: sudo apt-get install -y mate-backgrounds" >&2
+        exit 1
+    fi
+fi
 mkdir -p .build/bench
 bench/http_originals.sh
+echo
+bench/thumbnails.sh
+echo
+bench/soak_rss.sh

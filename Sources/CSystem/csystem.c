@@ -24,6 +24,11 @@ int csys_open_beneath(int dir_fd, const char *path) {
     return (int)fd;
 }
 
+#include <malloc.h>
+
+void csys_limit_malloc_arenas(int arenas) { mallopt(M_ARENA_MAX, arenas); }
+void csys_release_free_memory(void) { malloc_trim(0); }
+
 uint32_t csys_epollin(void) { return EPOLLIN; }
 uint32_t csys_epollout(void) { return EPOLLOUT; }
 uint32_t csys_epollrdhup(void) { return EPOLLRDHUP; }

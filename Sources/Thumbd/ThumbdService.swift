@@ -1,3 +1,4 @@
+import CSystem
 import HTTP
 import Imaging
 import Logging
@@ -12,6 +13,8 @@ public final class ThumbdService: Sendable {
 
     public init(config: ThumbdConfig, logger: Logger = Logger(label: "thumbd")) throws {
         self.config = config
+        // Before the worker threads exist, so they share two malloc arenas.
+        csys_limit_malloc_arenas(2)
         if config.library.demo {
             let written = try DemoLibrary.populateIfEmpty(root: config.library.root)
             if written > 0 { logger.info("wrote \(written) demo images to \(config.library.root) (library.demo: false turns this off)") }

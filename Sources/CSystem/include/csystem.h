@@ -19,6 +19,12 @@ int csys_accept_nonblocking(int listen_fd);
 /// Returns the fd, or -1 with errno set (EXDEV for an escape attempt, ENOSYS on old kernels).
 int csys_open_beneath(int dir_fd, const char *path);
 
+/// Caps glibc's malloc arenas: with many threads freeing libvips buffers, per-thread arenas
+/// fragment and RSS grows (a known libvips-server problem). Same as MALLOC_ARENA_MAX.
+void csys_limit_malloc_arenas(int arenas);
+/// Returns freed heap memory to the system (malloc_trim).
+void csys_release_free_memory(void);
+
 /// The values Swift cannot see because they are macros or packed unions.
 uint32_t csys_epollin(void);
 uint32_t csys_epollout(void);

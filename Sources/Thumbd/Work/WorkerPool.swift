@@ -1,3 +1,4 @@
+import CSystem
 import Dispatch
 import Foundation
 import Synchronization
@@ -73,7 +74,12 @@ public final class WorkerPool: Sendable {
                 continue
             }
             job()
-            state.withLock { $0.running -= 1 }
+            let idle = state.withLock { s -> Bool in
+                s.running -= 1
+                return s.running == 0 && s.waiting == 0
+            }
+            // Decoding a large photo can take 100+ MB; hand it back once nothing else runs.
+            if idle { csys_release_free_memory() }
         }
     }
 }
