@@ -50,6 +50,7 @@ let package = Package(
         ]),
         .testTarget(name: "ImagingTests", dependencies: [
             "Imaging",
+            "TestSupport",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "ThumbdTests", dependencies: ["Thumbd", "HTTP", "Imaging", "TestSupport"]),

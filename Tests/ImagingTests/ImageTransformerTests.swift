@@ -1,6 +1,7 @@
 import Foundation
 import Imaging
 import Testing
+import TestSupport
 
 /// The pipeline on real images made by libvips, decoded again by libvips.
 @Suite struct ImageTransformerTests {
@@ -70,19 +71,13 @@ import Testing
         let tagged = try ImageSynthesis.withOrientation(
             ImageSynthesis.withProfileAndXMP(ImageSynthesis.pattern(width: 400, height: 300), xmp: xmp), 3)
         let source = try tagged.encode(.jpeg, strip: false)
-        #expect(Self.contains(source, "Exif") && Self.contains(source, "ICC_PROFILE") && Self.contains(source, "thumbd-secret"),
+        #expect(TestBytes.contains(source, "Exif") && TestBytes.contains(source, "ICC_PROFILE") && TestBytes.contains(source, "thumbd-secret"),
                 "the input must carry EXIF, ICC and XMP for this test to mean anything")
         let out = try transform(source, TransformOptions(width: 200, format: format))
-        let found = Self.metadataMarkers.filter { Self.contains(out.bytes, $0) }
+        let found = Self.metadataMarkers.filter { TestBytes.contains(out.bytes, $0) }
         #expect(found.isEmpty, "\(format) output still contains \(found)")
         let decoded = try VipsImage.decode(out.bytes)
         #expect(decoded.width == 200 && decoded.height == 150)
-    }
-
-    static func contains(_ bytes: [UInt8], _ marker: String) -> Bool {
-        let needle = Array(marker.utf8)
-        guard bytes.count >= needle.count else { return false }
-        return (0...(bytes.count - needle.count)).contains { i in bytes[i] == needle[0] && Array(bytes[i..<(i + needle.count)]) == needle }
     }
 
     @Test func eachFormatHasItsSignature() throws {
@@ -108,32 +103,11 @@ import Testing
     }
 
     @Test func aHugeDeclaredSizeIsRefusedFromTheHeader() throws {
-        let png = Self.pngDeclaring(width: 60000, height: 60000)
+        let png = TestBytes.pngDeclaring(width: 60000, height: 60000)
         let start = Date()
         #expect(throws: ImagingError.tooManyPixels(width: 60000, height: 60000, limit: 50_000_000)) {
             try ImageTransformer.checkedHeader(png, maxPixels: 50_000_000)
         }
         print("60000x60000 PNG header refused in \(Int(Date().timeIntervalSince(start) * 1000)) ms")
-    }
-
-    /// A PNG signature, an IHDR declaring the size, an empty IDAT and IEND.
-    static func pngDeclaring(width: Int, height: Int) -> [UInt8] {
-        func be32(_ v: Int) -> [UInt8] { [UInt8(v >> 24 & 255), UInt8(v >> 16 & 255), UInt8(v >> 8 & 255), UInt8(v & 255)] }
-        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
-            let body = Array(type.utf8) + data
-            return be32(data.count) + body + be32(Int(crc32(body)))
-        }
-        let ihdr = be32(width) + be32(height) + [8, 2, 0, 0, 0]
-        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", ihdr)
-            + chunk("IDAT", [0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]) + chunk("IEND", [])
-    }
-
-    static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for b in bytes {
-            crc ^= UInt32(b)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-        }
-        return ~crc
     }
 }

@@ -32,7 +32,7 @@ import TestSupport
             },
             "truncated.jpg": Array(photo.prefix(photo.count / 3)),
             "garbage.jpg": noise,
-            "huge.png": ImagingTestData.pngDeclaring(width: 60000, height: 60000),
+            "huge.png": TestBytes.pngDeclaring(width: 60000, height: 60000),
         ]
     }()
 
@@ -144,7 +144,7 @@ import TestSupport
     func noMetadataInAnyFormat(_ format: String) throws {
         let body = try get("/img/tagged.jpg?w=100&fm=\(format)").body
         for marker in ["Exif", "ICC_PROFILE", "iCCP", "ICCP", "XMP ", "http://ns.adobe.com/xap", "thumbd-secret", "prof"] {
-            #expect(!ImagingTestData.contains(body, marker), "\(format) output contains \(marker)")
+            #expect(!TestBytes.contains(body, marker), "\(format) output contains \(marker)")
         }
     }
 
@@ -194,33 +194,5 @@ import TestSupport
         }
         #expect(try get("/health").status == 200)
         #expect(try get("/img/photo.jpg?w=50").status == 200)
-    }
-}
-
-/// Test inputs shared with the Imaging tests' helpers (kept here: test targets do not share code).
-enum ImagingTestData {
-    static func pngDeclaring(width: Int, height: Int) -> [UInt8] {
-        func be32(_ v: Int) -> [UInt8] { [UInt8(v >> 24 & 255), UInt8(v >> 16 & 255), UInt8(v >> 8 & 255), UInt8(v & 255)] }
-        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
-            let body = Array(type.utf8) + data
-            return be32(data.count) + body + be32(Int(crc32(body)))
-        }
-        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", be32(width) + be32(height) + [8, 2, 0, 0, 0])
-            + chunk("IDAT", [0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]) + chunk("IEND", [])
-    }
-
-    static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for b in bytes {
-            crc ^= UInt32(b)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-        }
-        return ~crc
-    }
-
-    static func contains(_ bytes: [UInt8], _ marker: String) -> Bool {
-        let needle = Array(marker.utf8)
-        guard bytes.count >= needle.count else { return false }
-        return (0...(bytes.count - needle.count)).contains { i in bytes[i] == needle[0] && Array(bytes[i..<(i + needle.count)]) == needle }
     }
 }
