@@ -22,7 +22,7 @@ let package = Package(
         // The libvips wrapper and the transform pipeline.
         .target(name: "Imaging", dependencies: ["CVipsShim"]),
         // Memory and disk cache tiers.
-        .target(name: "Cache"),
+        .target(name: "Cache", dependencies: ["CSystem"]),
         // The application: routes, sources, configuration.
         .target(name: "Thumbd", dependencies: [
             "CSystem",

@@ -8,11 +8,14 @@ import Foundation
 /// decide the same way). JPEG and PNG are what every client decodes.
 public enum FormatNegotiation {
     public static func choose(accept: String?, hasAlpha: Bool) -> OutputFormat {
+        modernFormat(accept: accept) ?? (hasAlpha ? .png : .jpeg)
+    }
+
+    /// AVIF or WebP when `Accept` names them; nil when the answer is JPEG-or-PNG, which
+    /// depends only on the source (alpha or not), so a cache key can be made before decoding.
+    public static func modernFormat(accept: String?) -> OutputFormat? {
         let ranges = parse(accept ?? "")
-        for candidate in [OutputFormat.avif, .webp] where explicitQuality(of: candidate, in: ranges) > 0 {
-            return candidate
-        }
-        return hasAlpha ? .png : .jpeg
+        return [OutputFormat.avif, .webp].first { explicitQuality(of: $0, in: ranges) > 0 }
     }
 
     /// The q-value of a range naming `format` exactly (0 when none does).

@@ -20,7 +20,7 @@ public final class ThumbdService: Sendable {
             if written > 0 { logger.info("wrote \(written) demo images to \(config.library.root) (library.demo: false turns this off)") }
         }
         let library = try ImageLibrary(root: config.library.root)
-        app = ThumbdApp(config: config, library: library)
+        app = ThumbdApp(config: config, library: library, logger: logger)
         server = try HTTPServer(configuration: config.serverConfiguration, handler: app)
         logger.info("thumbd \(Self.version) listening on \(config.server.host):\(server.port)",
                     metadata: ["library": "\(config.library.root)", "loops": "\(config.server.eventLoops)",

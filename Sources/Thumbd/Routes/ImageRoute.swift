@@ -3,13 +3,12 @@ import Foundation
 import HTTP
 import Imaging
 
-/// `GET /img/{path}`: with no transform parameters the library file byte for byte (answered
-/// on the event loop: it is a cache lookup); with them a thumbnail, made on the worker pool.
+/// `GET /img/{path}`: with no transform parameters the library file byte for byte; with them
+/// a thumbnail: from the memory tier, else the disk tier (both answered on the event loop),
+/// else made on the worker pool, once for all concurrent requests for it, and cached.
 struct ImageRoute {
-    let files: LibraryFileCache
-    let config: ThumbdConfig
-    let pool: WorkerPool
-    let counter: Counter
+    let app: ThumbdApp
+    var config: ThumbdConfig { app.config }
 
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {
         let query: QueryParameters
@@ -38,7 +37,7 @@ struct ImageRoute {
         }
         let entry: LibraryFileCache.Entry
         do {
-            entry = try files.lookup(path)
+            entry = try app.files.lookup(path)
         } catch .notAnImage {
             return responder.respond(ProblemDetails(.unsupportedMediaType, detail: "\(path) is not an image format thumbd can read").response)
         } catch {
@@ -51,19 +50,7 @@ struct ImageRoute {
             return responder.respond(ProblemDetails(.contentTooLarge,
                 detail: "the source is \(entry.file.size) bytes, over the limit of \(config.limits.maxSourceBytes)").response)
         }
-        let accept = request.headers["Accept"]
-        let accepted = pool.submit { [config, counter] in
-            // The client may have left while this waited in the queue.
-            guard !responder.isCancelled else { return }
-            let result = Self.thumbnail(entry, transform, accept: accept, config: config)
-            counter.increment()
-            responder.respond(result.response(to: request))
-        }
-        if !accepted {
-            var response = ProblemDetails(.serviceUnavailable, detail: "too many transforms are waiting; try again shortly").response
-            response.headers.set("Retry-After", "1")
-            responder.respond(response)
-        }
+        thumbnail(request, responder, path: path, entry: entry, transform: transform)
     }
 
     private func original(_ entry: LibraryFileCache.Entry) -> Representation {
@@ -73,36 +60,86 @@ struct ImageRoute {
                               lastModified: entry.lastModified, headers: headers)
     }
 
-    /// Runs on a worker thread. Failures come back as a problem representation.
-    static func thumbnail(_ entry: LibraryFileCache.Entry, _ transform: TransformRequest, accept: String?,
-                          config: ThumbdConfig) -> ProblemOr<Representation> {
+    // MARK: - Thumbnails
+
+    private func thumbnail(_ request: HTTPRequest, _ responder: HTTPResponder, path: LibraryPath,
+                           entry: LibraryFileCache.Entry, transform: TransformRequest) {
+        var options = transform.options.resolved(for: entry.file.format)
+        var formatInKey = options.format?.rawValue ?? "source"
+        if transform.negotiatesFormat {
+            // AVIF or WebP from Accept; otherwise "legacy", which the source alone turns
+            // into JPEG or PNG: the key is complete before anything is decoded.
+            options.format = FormatNegotiation.modernFormat(accept: request.headers["Accept"])
+            formatInKey = options.format?.rawValue ?? "legacy"
+        }
+        let key = CacheKey("img|\(path.value)|\(entry.etag.opaque)|\(options.canonicalText)|\(formatInKey)")
+        let vary = transform.negotiatesFormat
+        let start = MonotonicClock.now()
+        if let (variant, tier) = app.store.lookup(key) {
+            let timing = String(format: "cache;desc=%@;dur=%.2f", tier.rawValue, (MonotonicClock.now() - start) * 1000)
+            return responder.respond(representation(variant, xCache: tier.rawValue, timing: timing, vary: vary).response(to: request))
+        }
+        let waiter = Coalescer<ThumbnailOutcome>.Waiter(
+            isCancelled: { responder.isCancelled },
+            deliver: { [self] outcome in
+                switch outcome {
+                case .made(let variant, let timing):
+                    responder.respond(representation(variant, xCache: "miss", timing: timing, vary: vary).response(to: request))
+                case .failed(let problem, let retryAfter):
+                    var response = problem.response
+                    if let retryAfter { response.headers.set("Retry-After", String(retryAfter)) }
+                    responder.respond(response)
+                }
+            })
+        guard app.coalescer.join(key.hash, waiter) else { return }
+        let accepted = app.pool.submit { [app, options] in
+            if app.coalescer.abandonIfUnwanted(key.hash) { return }
+            let outcome = Self.make(entry, options: options, negotiate: transform.negotiatesFormat, config: app.config)
+            if case .made(let variant, _) = outcome { app.store.store(key, variant) }
+            app.transformsRun.increment()
+            app.coalescer.finish(key.hash, with: outcome)
+        }
+        if !accepted {
+            app.coalescer.finish(key.hash, with: .failed(ProblemDetails(.serviceUnavailable,
+                detail: "too many transforms are waiting; try again shortly"), retryAfter: 1))
+        }
+    }
+
+    private func representation(_ variant: CachedVariant, xCache: String, timing: String, vary: Bool) -> Representation {
+        var headers = HTTPHeaders()
+        headers.add("Cache-Control", config.output.cacheControl)
+        if vary { headers.add("Vary", "Accept") }
+        headers.add("X-Cache", xCache)
+        headers.add("Server-Timing", timing)
+        return Representation(contentType: variant.contentType, body: .bytes(variant.bytes), etag: EntityTag(variant.etag),
+                              lastModified: Timestamp(seconds: variant.lastModified), headers: headers)
+    }
+
+    /// Runs on a worker thread.
+    static func make(_ entry: LibraryFileCache.Entry, options: TransformOptions, negotiate: Bool,
+                     config: ThumbdConfig) -> ThumbnailOutcome {
         let start = MonotonicClock.now()
         guard let data = entry.content ?? entry.readAll() else {
-            return .problem(ProblemDetails(.notFound, detail: "the image changed while it was being read"))
+            return .failed(ProblemDetails(.notFound, detail: "the image changed while it was being read"), retryAfter: nil)
         }
         let readDone = MonotonicClock.now()
-        let output: ImageTransformer.Output
         do {
             let header = try ImageTransformer.checkedHeader(data, maxPixels: config.limits.maxSourcePixels)
-            var options = transform.options.resolved(for: entry.file.format)
-            if transform.negotiatesFormat {
-                options.format = FormatNegotiation.choose(accept: accept, hasAlpha: header.hasAlpha)
+            var options = options
+            if negotiate && options.format == nil {
+                options.format = header.hasAlpha ? .png : .jpeg
                 options.normalize()
             }
-            output = try ImageTransformer.transform(data, header: header, options: options)
+            let output = try ImageTransformer.transform(data, header: header, options: options)
             let done = MonotonicClock.now()
-            var headers = HTTPHeaders()
-            headers.add("Cache-Control", config.output.cacheControl)
-            if transform.negotiatesFormat { headers.add("Vary", "Accept") }
-            headers.add("X-Cache", "miss")
-            headers.add("Server-Timing", String(format: "read;dur=%.1f, transform;dur=%.1f",
-                                                (readDone - start) * 1000, (done - readDone) * 1000))
             // Same source version and same normalized options: same ETag, on any replica, after any restart.
-            let etag = EntityTag("t" + StableHash.hex128(entry.etag.opaque + "|" + options.canonicalText))
-            return .value(Representation(contentType: output.format.mediaType, body: .bytes(output.bytes), etag: etag,
-                                         lastModified: entry.lastModified, headers: headers))
+            let etag = "t" + StableHash.hex128(entry.etag.opaque + "|" + options.canonicalText)
+            let variant = CachedVariant(bytes: output.bytes, contentType: output.format.mediaType, etag: etag,
+                                        lastModified: entry.file.modifiedSeconds)
+            let timing = String(format: "read;dur=%.1f, transform;dur=%.1f", (readDone - start) * 1000, (done - readDone) * 1000)
+            return .made(variant, timing: timing)
         } catch {
-            return .problem(Self.problem(for: error))
+            return .failed(problem(for: error), retryAfter: nil)
         }
     }
 
@@ -117,17 +154,8 @@ struct ImageRoute {
     static let notFound = ProblemDetails(.notFound, detail: "no such image").response
 }
 
-/// A result that is either a value to represent or a problem to report.
-enum ProblemOr<Value> {
-    case value(Value)
-    case problem(ProblemDetails)
-}
-
-extension ProblemOr where Value == Representation {
-    func response(to request: HTTPRequest) -> HTTPResponse {
-        switch self {
-        case .value(let representation): representation.response(to: request)
-        case .problem(let problem): problem.response
-        }
-    }
+/// What one transform gives every request waiting for it.
+enum ThumbnailOutcome: Sendable {
+    case made(CachedVariant, timing: String)
+    case failed(ProblemDetails, retryAfter: Int?)
 }

@@ -1,4 +1,6 @@
+import Cache
 import HTTP
+import Logging
 import Synchronization
 
 /// The router: the one place that maps request targets to what answers them.
@@ -6,14 +8,22 @@ public final class ThumbdApp: HTTPHandler {
     public let config: ThumbdConfig
     let files: LibraryFileCache
     let pool: WorkerPool
+    let store: VariantStore
+    let coalescer = Coalescer<ThumbnailOutcome>()
     private let draining = Atomic<Bool>(false)
     /// Transforms run to completion (successful or not); dropped and refused ones do not count.
     public let transformsRun = Counter()
 
-    public init(config: ThumbdConfig, library: ImageLibrary) {
+    public init(config: ThumbdConfig, library: ImageLibrary, logger: Logger = Logger(label: "thumbd")) {
         self.config = config
         self.files = LibraryFileCache(library: library)
         self.pool = WorkerPool(workers: config.limits.workers, queueLimit: config.limits.queue)
+        var disk: DiskCache?
+        if config.cache.diskBytes > 0 {
+            disk = DiskCache(directory: config.cache.dir, capacityBytes: config.cache.diskBytes) { logger.warning("\($0)") }
+            disk?.startIndexing()
+        }
+        self.store = VariantStore(memory: MemoryCache(capacityBytes: config.cache.memoryBytes), disk: disk)
     }
 
     /// While draining, /health answers 503 so load balancers stop sending traffic.
@@ -23,7 +33,7 @@ public final class ThumbdApp: HTTPHandler {
         let path = request.path
         if path.utf8.starts(with: "/img/".utf8) {
             if let refusal = allowReadOnly(request) { return responder.respond(refusal) }
-            return ImageRoute(files: files, config: config, pool: pool, counter: transformsRun).handle(request, responder: responder)
+            return ImageRoute(app: self).handle(request, responder: responder)
         }
         if path == "/health" {
             return responder.respond(allowReadOnly(request) ?? health())

@@ -1,0 +1,83 @@
+import CSystem
+
+/// The on-disk form of one entry: a self-describing header, then the body.
+///
+///     "TDC1" | header length u32 | body length u64 | body CRC-32C u32 | last-modified i64
+///     | key, content type, ETag (u32 length + UTF-8 each) | header CRC-32C u32 | body
+///
+/// Little-endian. Both CRCs and the lengths are checked on read: a torn, truncated or
+/// altered file, or one written for another key (a hash collision), decodes to nil.
+public enum CacheEntryCodec {
+    static let magic: [UInt8] = Array("TDC1".utf8)
+
+    public static func encode(key: CacheKey, variant: CachedVariant) -> [UInt8] {
+        var header: [UInt8] = []
+        header += magic
+        header += le(UInt32(0))  // header length, patched below
+        header += le(UInt64(variant.bytes.count))
+        header += le(checksum(variant.bytes))
+        header += le(UInt64(bitPattern: Int64(variant.lastModified)))
+        for text in [key.text, variant.contentType, variant.etag] {
+            let utf8 = Array(text.utf8)
+            header += le(UInt32(utf8.count))
+            header += utf8
+        }
+        let headerLength = header.count + 4
+        header.replaceSubrange(4..<8, with: le(UInt32(headerLength)))
+        header += le(checksum(header))
+        return header + variant.bytes
+    }
+
+    public enum Failure: Error, Equatable {
+        case corrupt(String)
+        case otherKey
+    }
+
+    public static func decode(_ data: [UInt8], expecting key: CacheKey) -> Result<CachedVariant, Failure> {
+        var reader = Reader(data: data)
+        guard let m = reader.bytes(4), m == magic else { return .failure(.corrupt("bad magic")) }
+        guard let headerLength = reader.u32().map(Int.init), headerLength >= 36, headerLength <= data.count,
+              let bodyLength = reader.u64(), let bodyCRC = reader.u32(), let modified = reader.u64(),
+              let keyText = reader.string(), let contentType = reader.string(), let etag = reader.string(),
+              reader.position + 4 == headerLength, let headerCRC = reader.u32()
+        else { return .failure(.corrupt("bad header")) }
+        guard checksum(Array(data[0..<(headerLength - 4)])) == headerCRC else { return .failure(.corrupt("header checksum")) }
+        guard UInt64(data.count - headerLength) == bodyLength else { return .failure(.corrupt("body length")) }
+        let body = Array(data[headerLength...])
+        guard checksum(body) == bodyCRC else { return .failure(.corrupt("body checksum")) }
+        guard keyText == key.text else { return .failure(.otherKey) }
+        return .success(CachedVariant(bytes: body, contentType: contentType, etag: etag, lastModified: Int(Int64(bitPattern: modified))))
+    }
+
+    static func checksum(_ bytes: [UInt8]) -> UInt32 {
+        bytes.withUnsafeBytes { csys_crc32c(0, $0.baseAddress, $0.count) }
+    }
+
+    private static func le<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
+        withUnsafeBytes(of: value.littleEndian) { Array($0) }
+    }
+
+    private struct Reader {
+        let data: [UInt8]
+        var position = 0
+
+        mutating func bytes(_ n: Int) -> [UInt8]? {
+            guard n >= 0, position + n <= data.count else { return nil }
+            defer { position += n }
+            return Array(data[position..<(position + n)])
+        }
+
+        mutating func integer<T: FixedWidthInteger>(_: T.Type) -> T? {
+            guard let raw = bytes(MemoryLayout<T>.size) else { return nil }
+            return raw.reversed().reduce(T(0)) { $0 << 8 | T($1) }
+        }
+
+        mutating func u32() -> UInt32? { integer(UInt32.self) }
+        mutating func u64() -> UInt64? { integer(UInt64.self) }
+
+        mutating func string() -> String? {
+            guard let n = u32(), n <= 64 * 1024, let raw = bytes(Int(n)) else { return nil }
+            return String(validating: raw, as: UTF8.self)
+        }
+    }
+}
