@@ -50,6 +50,9 @@ public final class RawHTTPClient {
 
     deinit { close(fd) }
 
+    /// Hangs up now (both directions), as a client that goes away would.
+    public func hangUp() { shutdown(fd, Int32(SHUT_RDWR)) }
+
     public func send(_ text: String) throws { try send(Array(text.utf8)) }
 
     public func send(_ bytes: [UInt8]) throws {

@@ -1,0 +1,169 @@
+import Cache
+import Foundation
+import PropertyBased
+import Testing
+
+func temporaryDirectory() -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("thumbd-cache-\(UUID().uuidString)").path
+    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+func variant(_ n: Int, size: Int = 1000) -> CachedVariant {
+    CachedVariant(bytes: (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ n) }, contentType: "image/webp",
+                  etag: "t\(n)", lastModified: 1_700_000_000 + n)
+}
+
+@Suite struct CacheEntryCodecTests {
+    let key = CacheKey("img|cat.jpg|o1-2|w=100")
+
+    @Test func roundTrips() throws {
+        let v = variant(1)
+        #expect(try CacheEntryCodec.decode(CacheEntryCodec.encode(key: key, variant: v), expecting: key).get() == v)
+        let empty = CachedVariant(bytes: [], contentType: "", etag: "", lastModified: -5)
+        #expect(try CacheEntryCodec.decode(CacheEntryCodec.encode(key: key, variant: empty), expecting: key).get() == empty)
+    }
+
+    @Test func anotherKeyIsNotServed() {
+        let data = CacheEntryCodec.encode(key: key, variant: variant(1))
+        #expect(CacheEntryCodec.decode(data, expecting: CacheKey("img|dog.jpg")) == .failure(.otherKey))
+    }
+
+    static let damage = Generator<(Int, UInt8, Bool), Shrink.None<(Int, UInt8, Bool)>> { rng in
+        (Int.random(in: 0..<10_000, using: &rng), UInt8.random(in: 1...255, using: &rng), Bool.random(using: &rng))
+    }
+
+    /// Any flipped byte and any truncation is detected: a torn or rotten entry never decodes.
+    @Test func damageIsAlwaysDetected() async {
+        let data = CacheEntryCodec.encode(key: key, variant: variant(3, size: 700))
+        await propertyCheck(count: 1500, input: Self.damage) { position, flip, truncate in
+            var broken = data
+            if truncate {
+                broken = Array(data.prefix(position % data.count))
+            } else {
+                broken[position % data.count] ^= flip
+            }
+            guard case .failure = CacheEntryCodec.decode(broken, expecting: key) else {
+                Issue.record("damage at \(position) (truncate: \(truncate)) was not detected")
+                return
+            }
+        }
+    }
+}
+
+@Suite struct MemoryCacheTests {
+    @Test func countsHitsMissesAndEvictions() {
+        let cache = MemoryCache(capacityBytes: 3000)
+        let a = CacheKey("a"), b = CacheKey("b"), c = CacheKey("c")
+        cache.put(a, variant(1))
+        cache.put(b, variant(2))
+        #expect(cache.get(a) == variant(1))
+        cache.put(c, variant(3))  // evicts b, the least recently used
+        #expect(cache.get(b) == nil)
+        let stats = cache.statistics
+        #expect(stats.hits == 1 && stats.misses == 1 && stats.evictions == 1 && stats.entries == 2)
+        #expect(stats.bytes <= 3000)
+    }
+
+    @Test func aZeroSizedTierStoresNothing() {
+        let cache = MemoryCache(capacityBytes: 0)
+        cache.put(CacheKey("a"), variant(1))
+        #expect(cache.get(CacheKey("a")) == nil)
+    }
+}
+
+@Suite struct DiskCacheTests {
+    @Test func storesAndSurvivesARestart() {
+        let dir = temporaryDirectory()
+        let key = CacheKey("img|a.jpg|v1|w=10")
+        let first = DiskCache(directory: dir, capacityBytes: 1 << 20)
+        first.rebuildIndex()
+        #expect(first.get(key) == nil)
+        first.put(key, variant(7))
+        #expect(first.get(key) == variant(7))
+        let second = DiskCache(directory: dir, capacityBytes: 1 << 20)
+        // Served even before the index is rebuilt...
+        #expect(second.get(key) == variant(7))
+        second.rebuildIndex()
+        // ...and after.
+        #expect(second.get(key) == variant(7))
+        #expect(second.statistics.entries == 1)
+        #expect(FileManager.default.fileExists(atPath: second.path(for: key.hash).path))
+    }
+
+    @Test func evictsLeastRecentlyUsedToStayUnderItsBound() throws {
+        let dir = temporaryDirectory()
+        let cache = DiskCache(directory: dir, capacityBytes: 5000)
+        cache.rebuildIndex()
+        let keys = (0..<8).map { CacheKey("k\($0)") }
+        for (i, key) in keys.enumerated() {
+            cache.put(key, variant(i))
+            if i >= 1 { _ = cache.get(keys[0]) }  // keep k0 recently used
+        }
+        let stats = cache.statistics
+        #expect(stats.bytes <= 5000)
+        #expect(stats.evictions > 0)
+        #expect(cache.get(keys[0]) == variant(0))
+        #expect(cache.get(keys[1]) == nil)
+        #expect(!FileManager.default.fileExists(atPath: cache.path(for: keys[1].hash).path))
+        // The bound also holds for what a restart finds on disk.
+        let files = try FileManager.default.subpathsOfDirectory(atPath: dir).filter { $0.split(separator: "/").count == 3 }
+        #expect(files.count == stats.entries)
+    }
+
+    @Test func aCorruptEntryIsDroppedAndCounted() throws {
+        let dir = temporaryDirectory()
+        let messages = MessageLog()
+        let cache = DiskCache(directory: dir, capacityBytes: 1 << 20) { messages.add($0) }
+        cache.rebuildIndex()
+        let key = CacheKey("img|x")
+        cache.put(key, variant(1))
+        let file = cache.path(for: key.hash)
+        var bytes = try Data(contentsOf: file)
+        bytes[bytes.count - 10] ^= 0xFF
+        try bytes.write(to: file)
+        #expect(cache.get(key) == nil)
+        #expect(cache.statistics.corrupt == 1)
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+        #expect(messages.all.contains { $0.contains("corrupt") })
+    }
+
+    @Test func leftoverTemporaryFilesAreCleanedOnStart() throws {
+        let dir = temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir + "/tmp", withIntermediateDirectories: true)
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: dir + "/tmp/half-written"))
+        let cache = DiskCache(directory: dir, capacityBytes: 1 << 20)
+        cache.rebuildIndex()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir + "/tmp").isEmpty)
+    }
+
+    @Test func anUnwritableFolderTurnsTheTierOff() throws {
+        // A regular file where the folder should be: fails even for root.
+        let dir = temporaryDirectory()
+        try Data([0]).write(to: URL(fileURLWithPath: dir + "/blocker"))
+        let messages = MessageLog()
+        let cache = DiskCache(directory: dir + "/blocker/cache", capacityBytes: 1 << 20) { messages.add($0) }
+        cache.put(CacheKey("a"), variant(1))
+        #expect(!cache.isHealthy)
+        #expect(cache.get(CacheKey("a")) == nil)
+        #expect(messages.all.count == 1 && messages.all[0].contains("memory only"))
+    }
+
+    @Test func aFolderThatStopsAcceptingWritesTurnsTheTierOff() throws {
+        let dir = temporaryDirectory()
+        let cache = DiskCache(directory: dir, capacityBytes: 1 << 20)
+        cache.put(CacheKey("a"), variant(1))
+        #expect(cache.isHealthy)
+        try FileManager.default.removeItem(atPath: dir + "/tmp")
+        try Data([0]).write(to: URL(fileURLWithPath: dir + "/tmp"))
+        cache.put(CacheKey("b"), variant(2))
+        #expect(!cache.isHealthy)
+    }
+}
+
+final class MessageLog: @unchecked Sendable {
+    private var messages: [String] = []
+    private let lock = NSLock()
+    func add(_ m: String) { lock.withLock { messages.append(m) } }
+    var all: [String] { lock.withLock { messages } }
+}
