@@ -22,6 +22,7 @@ run: release
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	scripts/crash-test.sh
 
 # Benchmarks against nginx on loopback; installs nginx and wrk from apt when missing.
 bench: release

@@ -17,3 +17,6 @@ echo
 bench/thumbnails.sh
 echo
 bench/soak_rss.sh
+echo
+# Disk tier start-up with 100,000 entries (index rebuilt in the background while serving).
+THUMBD_INDEX_ENTRIES=100000 swift test --filter DiskIndexScaleTests 2>&1 | grep -a "disk index"
