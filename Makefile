@@ -1,8 +1,7 @@
 # thumbd: the two commands a new user needs are `make run` and `make test`.
 SWIFT ?= swift
-PORT ?= 8080
-LIBRARY ?= ./images
-CACHE_DIR ?= ./cache
+# Extra flags for `make run`, e.g. ARGS="--port 9000".
+ARGS ?=
 
 .PHONY: deps build release run test bench clean
 
@@ -15,9 +14,9 @@ build: deps
 release: deps
 	$(SWIFT) build -c release --product thumbd
 
-# Serves http://localhost:$(PORT) with the images in $(LIBRARY).
+# Serves http://localhost:8080 with the images in ./images, as config/thumbd.yaml says.
 run: release
-	.build/release/thumbd serve --port $(PORT) --library $(LIBRARY) --cache-dir $(CACHE_DIR)
+	.build/release/thumbd serve $(ARGS)
 
 test: deps
 	$(SWIFT) build --build-tests

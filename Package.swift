@@ -9,6 +9,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
@@ -30,6 +31,7 @@ let package = Package(
             "Cache",
             "Imaging",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "Yams", package: "Yams"),
         ]),
         // Thin command-line entry point.
         .executableTarget(name: "thumbd", dependencies: [

@@ -15,27 +15,42 @@ struct ThumbdCommand: ParsableCommand {
 }
 
 struct Serve: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Serve images over HTTP (the default command).")
+    static let configuration = CommandConfiguration(
+        abstract: "Serve images over HTTP (the default command).",
+        discussion: "Flags override THUMBD_* environment variables, which override the configuration file.")
 
-    @Option(help: "Address to listen on.") var host: String?
-    @Option(help: "Port to listen on.") var port: Int?
-    @Option(help: "Folder of library images served under /img/.") var library: String?
-    @Option(name: .customLong("cache-dir"), help: "Folder of the disk cache.") var cacheDir: String?
+    @Option(help: "Configuration file (default: \(ConfigLoader.defaultFile), if present).") var config: String?
+    @Option(help: "Address to listen on (server.host).") var host: String?
+    @Option(help: "Port to listen on (server.port).") var port: String?
+    @Option(help: "Folder of library images served under /img/ (library.root).") var library: String?
+    @Option(name: .customLong("cache-dir"), help: "Folder of the disk cache (cache.dir).") var cacheDir: String?
 
     func run() throws {
-        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
-        var config = ThumbdConfig()
-        if let host { config.server.host = host }
-        if let port {
-            guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535, got \(port)") }
-            config.server.port = port
+        var flags: [(key: String, value: String, flag: String)] = []
+        if let host { flags.append(("server.host", host, "--host")) }
+        if let port { flags.append(("server.port", port, "--port")) }
+        if let library { flags.append(("library.root", library, "--library")) }
+        if let cacheDir { flags.append(("cache.dir", cacheDir, "--cache-dir")) }
+        let loaded: ConfigLoader.Result
+        do {
+            loaded = try ConfigLoader.load(file: config, environment: ProcessInfo.processInfo.environment, flags: flags)
+        } catch {
+            FileHandle.standardError.write(Data("thumbd: \(error)\n".utf8))
+            throw ExitCode(2)
         }
-        if let library { config.library.root = library }
-        if let cacheDir { config.cache.dir = cacheDir }
+        let level = Logger.Level(rawValue: loaded.config.logging.level) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "thumbd")
+        logger.info("configuration: \(loaded.file ?? "built-in defaults"), THUMBD_* variables, flags")
+        for warning in loaded.warnings { logger.warning("\(warning)") }
 
         let service: ThumbdService
         do {
-            service = try ThumbdService(config: config)
+            service = try ThumbdService(config: loaded.config, logger: logger)
         } catch {
             FileHandle.standardError.write(Data("thumbd: \(error)\n".utf8))
             throw ExitCode.failure
@@ -43,11 +58,15 @@ struct Serve: ParsableCommand {
         let signals = [SIGTERM, SIGINT].map { signo -> DispatchSourceSignal in
             signal(signo, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signo, queue: .global())
-            source.setEventHandler { service.drain() }
+            source.setEventHandler {
+                logger.info("signal \(signo): draining (up to \(loaded.config.server.drainSeconds) s)")
+                service.drain()
+            }
             source.resume()
             return source
         }
         service.wait()
+        service.stop()
         withExtendedLifetime(signals) {}
     }
 }

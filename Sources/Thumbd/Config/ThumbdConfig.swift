@@ -41,11 +41,17 @@ public struct ThumbdConfig: Sendable, Equatable {
         public var queue = 64
     }
 
+    public struct Logging: Sendable, Equatable {
+        /// trace, debug, info, notice, warning, error or critical.
+        public var level = "info"
+    }
+
     public var server = Server()
     public var library = Library()
     public var cache = Cache()
     public var output = Output()
     public var limits = Limits()
+    public var logging = Logging()
     /// Named parameter sets for `p=`: name -> query string such as `w=300&h=300&fit=cover`.
     public var presets: [String: String] = [:]
 

@@ -1,0 +1,90 @@
+import HTTP
+
+/// Every configuration key: its path, what it accepts, and where it goes in `ThumbdConfig`.
+/// The file, `THUMBD_*` variables and flags all go through this one table.
+struct ConfigKey: Sendable {
+    let path: String
+    /// What is allowed, for error messages.
+    let allowed: String
+    let apply: @Sendable (inout ThumbdConfig, String) -> Bool
+
+    /// `THUMBD_` + the path in upper case with `_`: `cache.memory_bytes` -> `THUMBD_CACHE_MEMORY_BYTES`.
+    var environmentName: String { "THUMBD_" + path.uppercased().replacingDots() }
+
+    static func int(_ path: String, _ range: ClosedRange<Int>, _ keyPath: WritableKeyPath<ThumbdConfig, Int> & Sendable) -> ConfigKey {
+        ConfigKey(path: path, allowed: "an integer in \(range.lowerBound)...\(range.upperBound)") { config, text in
+            guard let n = ConfigValue.integer(text), range.contains(n) else { return false }
+            config[keyPath: keyPath] = n
+            return true
+        }
+    }
+
+    static func size(_ path: String, _ range: ClosedRange<Int>, _ keyPath: WritableKeyPath<ThumbdConfig, Int> & Sendable) -> ConfigKey {
+        ConfigKey(path: path, allowed: "a size such as 256MiB, 2GiB or a number of bytes, up to \(range.upperBound) bytes") { config, text in
+            guard let n = ConfigValue.size(text), range.contains(n) else { return false }
+            config[keyPath: keyPath] = n
+            return true
+        }
+    }
+
+    static func duration(_ path: String, _ range: ClosedRange<Double>, _ keyPath: WritableKeyPath<ThumbdConfig, Double> & Sendable) -> ConfigKey {
+        ConfigKey(path: path, allowed: "a duration such as 10s, 500ms or 2m, from \(format(range.lowerBound)) to \(format(range.upperBound))") { config, text in
+            guard let d = ConfigValue.duration(text), range.contains(d) else { return false }
+            config[keyPath: keyPath] = d
+            return true
+        }
+    }
+
+    static func bool(_ path: String, _ keyPath: WritableKeyPath<ThumbdConfig, Bool> & Sendable) -> ConfigKey {
+        ConfigKey(path: path, allowed: "true or false") { config, text in
+            guard let b = ConfigValue.bool(text) else { return false }
+            config[keyPath: keyPath] = b
+            return true
+        }
+    }
+
+    static func string(_ path: String, _ what: String, _ keyPath: WritableKeyPath<ThumbdConfig, String> & Sendable,
+                       valid: @escaping @Sendable (String) -> Bool = { !$0.isEmpty }) -> ConfigKey {
+        ConfigKey(path: path, allowed: what) { config, text in
+            guard valid(text) else { return false }
+            config[keyPath: keyPath] = text
+            return true
+        }
+    }
+
+    private static func format(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? "\(Int(seconds))s" : "\(seconds)s"
+    }
+
+    static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+
+    static let all: [ConfigKey] = [
+        string("server.host", "a host name or IP address", \.server.host),
+        int("server.port", 0...65535, \.server.port),
+        int("server.event_loops", 1...256, \.server.eventLoops),
+        int("server.max_connections", 1...1_000_000, \.server.maxConnections),
+        duration("server.header_timeout", 0.1...3600, \.server.headerTimeout),
+        duration("server.idle_timeout", 0.1...86400, \.server.idleTimeout),
+        duration("server.drain_seconds", 0...3600, \.server.drainSeconds),
+        string("library.root", "a folder path", \.library.root),
+        bool("library.demo", \.library.demo),
+        string("cache.dir", "a folder path", \.cache.dir),
+        size("cache.memory_bytes", 0...(1 << 42), \.cache.memoryBytes),
+        size("cache.disk_bytes", 0...(1 << 50), \.cache.diskBytes),
+        int("limits.max_dimension", 1...100_000, \.limits.maxDimension),
+        int("limits.max_source_pixels", 1...1_000_000_000, \.limits.maxSourcePixels),
+        size("limits.max_source_bytes", 1...(1 << 34), \.limits.maxSourceBytes),
+        int("limits.workers", 1...1024, \.limits.workers),
+        int("limits.queue", 0...1_000_000, \.limits.queue),
+        int("output.quality", 1...100, \.output.quality),
+        string("output.cache_control", "a Cache-Control value", \.output.cacheControl,
+               valid: { !$0.isEmpty && $0.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7F } }),
+        string("logging.level", logLevels.joined(separator: ", "), \.logging.level, valid: { logLevels.contains($0) }),
+    ]
+
+    static let byPath: [String: ConfigKey] = Dictionary(uniqueKeysWithValues: all.map { ($0.path, $0) })
+}
+
+extension String {
+    fileprivate func replacingDots() -> String { String(map { $0 == "." ? "_" : $0 }) }
+}

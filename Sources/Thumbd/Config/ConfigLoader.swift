@@ -1,0 +1,127 @@
+import Foundation
+import Yams
+
+/// A configuration problem: it names the key, what was given, where, and what is allowed.
+public struct ConfigError: Error, Equatable, CustomStringConvertible {
+    public let key: String
+    public let message: String
+
+    public var description: String { "configuration: \(key): \(message)" }
+}
+
+/// Builds the configuration from defaults, then the YAML file, then `THUMBD_*` environment
+/// variables, then command-line flags: each layer overrides the one before.
+public enum ConfigLoader {
+    public static let defaultFile = "config/thumbd.yaml"
+
+    public struct Result: Sendable {
+        public var config: ThumbdConfig
+        /// Things worth a log line that do not stop the start (unknown THUMBD_* variables).
+        public var warnings: [String]
+        /// The file read, if any.
+        public var file: String?
+    }
+
+    /// `file` nil means the default file, used only if it exists; a file named explicitly
+    /// must exist. `flags` are (key path, value, flag name) in the order given.
+    public static func load(file: String?, environment: [String: String],
+                            flags: [(key: String, value: String, flag: String)] = []) throws(ConfigError) -> Result {
+        var config = ThumbdConfig()
+        var warnings: [String] = []
+        var used: String?
+        var presetPlaces: [String: String] = [:]
+        let path = file ?? defaultFile
+        if FileManager.default.fileExists(atPath: path) {
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw ConfigError(key: path, message: "cannot be read")
+            }
+            presetPlaces = try applyFile(text, named: path, to: &config)
+            used = path
+        } else if file != nil {
+            throw ConfigError(key: path, message: "no such configuration file")
+        }
+        for key in ConfigKey.all {
+            if let value = environment[key.environmentName] {
+                try apply(key, value, from: key.environmentName, to: &config)
+            }
+        }
+        let known = Set(ConfigKey.all.map(\.environmentName))
+        for name in environment.keys.sorted() where name.hasPrefix("THUMBD_") && !known.contains(name) {
+            warnings.append("ignoring unknown environment variable \(name)")
+        }
+        for (key, value, flag) in flags {
+            guard let configKey = ConfigKey.byPath[key] else { throw ConfigError(key: key, message: "unknown key") }
+            try apply(configKey, value, from: flag, to: &config)
+        }
+        // Presets are checked against the final limits, whatever order the layers set them in.
+        for (name, query) in config.presets.sorted(by: { $0.key < $1.key }) {
+            try checkPreset(name: name, query: query, place: presetPlaces[name] ?? "presets", limits: config.limits)
+        }
+        return Result(config: config, warnings: warnings, file: used)
+    }
+
+    static func apply(_ key: ConfigKey, _ value: String, from source: String, to config: inout ThumbdConfig) throws(ConfigError) {
+        guard key.apply(&config, value) else {
+            throw ConfigError(key: key.path, message: "must be \(key.allowed), got '\(value)' (from \(source))")
+        }
+    }
+
+    /// The YAML file: sections of keys, plus `presets` (name -> parameter string).
+    /// Returns where each preset was defined, for messages.
+    @discardableResult
+    static func applyFile(_ text: String, named file: String, to config: inout ThumbdConfig) throws(ConfigError) -> [String: String] {
+        var presetPlaces: [String: String] = [:]
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: text)
+        } catch {
+            throw ConfigError(key: file, message: "is not valid YAML: \(error)")
+        }
+        guard let root else { return [:] }  // an empty file
+        guard let sections = root.mapping else { throw ConfigError(key: file, message: "must be a mapping of sections") }
+        func place(_ node: Node) -> String { node.mark.map { "\(file):\($0.line)" } ?? file }
+        for (sectionNode, body) in sections {
+            guard let section = sectionNode.string else { throw ConfigError(key: file, message: "section names must be text (\(place(sectionNode)))") }
+            if body.null != nil { continue }
+            guard let entries = body.mapping else { throw ConfigError(key: section, message: "must be a mapping (\(place(body)))") }
+            for (nameNode, value) in entries {
+                let name = nameNode.string ?? ""
+                let path = section + "." + name
+                if section == "presets" {
+                    guard let query = value.scalar?.string else { throw ConfigError(key: path, message: "must be a parameter string such as w=300&h=300 (\(place(value)))") }
+                    config.presets[name] = query
+                    presetPlaces[name] = place(value)
+                    continue
+                }
+                guard let key = ConfigKey.byPath[path] else {
+                    throw ConfigError(key: path, message: "unknown key (\(place(nameNode)))")
+                }
+                if value.null != nil { continue }  // `key:` with no value keeps the default
+                guard let scalar = value.scalar?.string else {
+                    throw ConfigError(key: path, message: "must be \(key.allowed) (\(place(value)))")
+                }
+                try apply(key, scalar, from: place(value), to: &config)
+            }
+        }
+        return presetPlaces
+    }
+
+    /// A preset is checked like a request's parameters, so a bad one stops the start.
+    static func checkPreset(name: String, query: String, place: String, limits: ThumbdConfig.Limits) throws(ConfigError) {
+        let path = "presets." + name
+        guard !name.isEmpty else { throw ConfigError(key: path, message: "a preset needs a name (\(place))") }
+        do {
+            let parameters = try QueryParameters(parsing: Substring(query))
+            if parameters.pairs.contains(where: { $0.name == "p" || $0.name == "s" }) {
+                throw ConfigError(key: path, message: "a preset cannot contain p or s (\(place))")
+            }
+            _ = try TransformRequest(query: parameters, presets: [:], limits: limits, defaultQuality: 80)
+        } catch let error as ConfigError {
+            throw error
+        } catch let error as TransformRequest.ParameterError {
+            throw ConfigError(key: path, message: "\(error.detail) (\(place))")
+        } catch {
+            throw ConfigError(key: path, message: "is not a valid parameter string (\(place))")
+        }
+    }
+}

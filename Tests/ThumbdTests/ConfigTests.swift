@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+@testable import Thumbd
+
+@Suite struct ConfigTests {
+    func file(_ text: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("thumbd-\(UUID().uuidString).yaml").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    func error(file text: String? = nil, env: [String: String] = [:], flags: [(key: String, value: String, flag: String)] = []) throws -> ConfigError? {
+        let path = try text.map(file)
+        do {
+            _ = try ConfigLoader.load(file: path, environment: env, flags: flags)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func noFileGivesTheDefaults() throws {
+        // An empty file behaves as no file: nothing but defaults.
+        let empty = try ConfigLoader.load(file: file(""), environment: [:])
+        #expect(empty.config == ThumbdConfig())
+        // Without --config the default path is used only when it exists.
+        let result = try ConfigLoader.load(file: nil, environment: [:])
+        if FileManager.default.fileExists(atPath: ConfigLoader.defaultFile) {
+            #expect(result.file == ConfigLoader.defaultFile)
+        } else {
+            #expect(result.file == nil && result.config == ThumbdConfig())
+        }
+    }
+
+    @Test func flagsBeatEnvironmentWhichBeatsTheFile() throws {
+        let path = try file("server:\n  port: 1111\ncache:\n  memory_bytes: 1MiB\n")
+        let env = ["THUMBD_SERVER_PORT": "2222"]
+        let flag = [(key: "server.port", value: "3333", flag: "--port")]
+        #expect(try ConfigLoader.load(file: path, environment: env, flags: flag).config.server.port == 3333)
+        #expect(try ConfigLoader.load(file: path, environment: env).config.server.port == 2222)
+        let fileOnly = try ConfigLoader.load(file: path, environment: [:])
+        #expect(fileOnly.config.server.port == 1111)
+        #expect(fileOnly.config.cache.memoryBytes == 1 << 20)
+        #expect(fileOnly.config.cache.diskBytes == ThumbdConfig().cache.diskBytes)
+    }
+
+    @Test func sizesAndDurationsTakeUnits() throws {
+        let path = try file("""
+        cache:
+          memory_bytes: 256MiB
+          disk_bytes: 2GB
+        limits:
+          max_source_bytes: 1048576
+        server:
+          header_timeout: 500ms
+          idle_timeout: 2m
+          drain_seconds: 3
+        """)
+        let c = try ConfigLoader.load(file: path, environment: [:]).config
+        #expect(c.cache.memoryBytes == 256 << 20 && c.cache.diskBytes == 2_000_000_000 && c.limits.maxSourceBytes == 1 << 20)
+        #expect(c.server.headerTimeout == 0.5 && c.server.idleTimeout == 120 && c.server.drainSeconds == 3)
+        #expect(ConfigValue.size("1.5KiB") == 1536 && ConfigValue.size("0") == 0 && ConfigValue.size("12XB") == nil)
+        #expect(ConfigValue.duration("1h") == 3600 && ConfigValue.duration("-1s") == nil && ConfigValue.duration("s") == nil)
+    }
+
+    @Test(arguments: [
+        ("server:\n  port: 70000\n", "server.port", "70000"),
+        ("server:\n  port: eighty\n", "server.port", "eighty"),
+        ("cache:\n  memory_bytes: lots\n", "cache.memory_bytes", "lots"),
+        ("server:\n  header_timeout: forever\n", "server.header_timeout", "forever"),
+        ("library:\n  demo: maybe\n", "library.demo", "maybe"),
+        ("limits:\n  workers: 0\n", "limits.workers", "0"),
+        ("output:\n  quality: 101\n", "output.quality", "101"),
+        ("logging:\n  level: loud\n", "logging.level", "loud"),
+    ])
+    func badValuesNameTheKeyTheValueAndWhatIsAllowed(_ text: String, _ key: String, _ value: String) throws {
+        let e = try #require(try error(file: text))
+        #expect(e.key == key)
+        #expect(e.message.contains("'\(value)'") && e.message.contains("must be"), "\(e)")
+        #expect(e.message.contains(".yaml:"), "names the file and line: \(e)")
+    }
+
+    @Test func unknownKeysAndBadShapesAreReported() throws {
+        let unknown = try #require(try error(file: "server:\n  port: 1\n  prot: 2\n"))
+        #expect(unknown.key == "server.prot" && unknown.message.contains("unknown key") && unknown.message.contains(":3"))
+        #expect(try error(file: "serverr:\n  port: 1\n")?.key == "serverr.port")
+        #expect(try error(file: "server: 5\n")?.key == "server")
+        #expect(try error(file: "- a\n- b\n")?.message.contains("mapping") == true)
+        #expect(try error(file: "server: [unclosed\n")?.message.contains("YAML") == true)
+        #expect(try error(file: "server:\n  port: [1, 2]\n")?.key == "server.port")
+    }
+
+    @Test func environmentErrorsAndUnknownVariables() throws {
+        let e = try #require(try error(env: ["THUMBD_LIMITS_QUEUE": "-1"]))
+        #expect(e.key == "limits.queue" && e.message.contains("THUMBD_LIMITS_QUEUE"))
+        let result = try ConfigLoader.load(file: nil, environment: ["THUMBD_SERVER_PROT": "1", "HOME": "/root"])
+        #expect(result.warnings == ["ignoring unknown environment variable THUMBD_SERVER_PROT"])
+    }
+
+    @Test func presetsAreCheckedAtStart() throws {
+        let ok = try ConfigLoader.load(file: file("presets:\n  thumb: w=100&h=100&fit=cover\n"), environment: [:])
+        #expect(ok.config.presets == ["thumb": "w=100&h=100&fit=cover"])
+        #expect(try error(file: "presets:\n  bad: w=zero\n")?.key == "presets.bad")
+        #expect(try error(file: "presets:\n  loop: p=bad\n")?.key == "presets.loop")
+        // Checked against the final limits, whatever the order in the file.
+        #expect(try error(file: "presets:\n  big: w=5000\nlimits:\n  max_dimension: 8000\n") == nil)
+    }
+
+    @Test func anExplicitFileMustExistButTheDefaultNeedNot() throws {
+        do {
+            _ = try ConfigLoader.load(file: "/nonexistent/thumbd.yaml", environment: [:])
+            Issue.record("a missing explicit file must stop the start")
+        } catch {
+            #expect(error.message.contains("no such"))
+        }
+    }
+
+    @Test func theShippedFileListsEveryKeyAndSetsTheDefaults() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let path = root.appendingPathComponent("config/thumbd.yaml").path
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        for key in ConfigKey.all {
+            let name = String(key.path.split(separator: ".")[1])
+            #expect(text.contains("\n  \(name):") || text.contains("\n  # \(name):"), "config/thumbd.yaml lacks \(key.path)")
+        }
+        var loaded = try ConfigLoader.load(file: path, environment: [:]).config
+        #expect(!loaded.presets.isEmpty)
+        loaded.presets = [:]
+        #expect(loaded == ThumbdConfig())
+    }
+}
