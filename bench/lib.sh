@@ -5,9 +5,12 @@ WRK_SECONDS="${WRK_SECONDS:-10}"
 WRK_CONNECTIONS="${WRK_CONNECTIONS:-64}"
 ROUNDS="${ROUNDS:-3}"
 
-# wrk_run URL -> prints "req_per_sec p99_ms"
+# wrk_run URL [PATHS_FILE] -> prints "req_per_sec p99_ms"; with a paths file, wrk cycles
+# through those request paths (bench/cycle.lua) instead of requesting URL's path.
 wrk_run() {
-    wrk -t2 -c"$WRK_CONNECTIONS" -d"${WRK_SECONDS}s" --latency "$1" | awk '
+    local script=()
+    if [ -n "${2:-}" ]; then script=(-s bench/cycle.lua); fi
+    PATHS_FILE="${2:-}" wrk -t2 -c"$WRK_CONNECTIONS" -d"${WRK_SECONDS}s" --latency "${script[@]}" "$1" | awk '
         /Requests\/sec:/ { rps = $2 }
         $1 == "99%" {
             v = $2

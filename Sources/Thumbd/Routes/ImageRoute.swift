@@ -11,19 +11,34 @@ struct ImageRoute {
     var config: ThumbdConfig { app.config }
 
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {
+        // fm=auto makes Accept part of what a target means.
+        let memoKey = request.query == nil ? request.target : request.target + "\n" + (request.headers["Accept"] ?? "")
+        if let parsed = app.targets.get(memoKey) {
+            return serve(request, responder, parsed)
+        }
+        guard let parsed = parse(request, responder) else { return }
+        app.targets.put(memoKey, parsed)
+        serve(request, responder, parsed)
+    }
+
+    /// Validates the target; answers the error itself and returns nil when it is bad.
+    private func parse(_ request: HTTPRequest, _ responder: HTTPResponder) -> ParsedTarget? {
         let query: QueryParameters
         do {
             query = try QueryParameters(parsing: request.query)
         } catch {
-            return responder.respond(ProblemDetails(.badRequest, detail: "malformed query string").response)
+            responder.respond(ProblemDetails(.badRequest, detail: "malformed query string").response)
+            return nil
         }
         let path: LibraryPath
         do {
             path = try LibraryPath(encoded: request.path.dropFirst("/img/".count))
         } catch .malformedEncoding {
-            return responder.respond(ProblemDetails(.badRequest, detail: "the image path is not valid percent-encoded UTF-8").response)
+            responder.respond(ProblemDetails(.badRequest, detail: "the image path is not valid percent-encoded UTF-8").response)
+            return nil
         } catch {
-            return responder.respond(Self.notFound)
+            responder.respond(Self.notFound)
+            return nil
         }
         // Parameters are checked before the file system is touched.
         var transform: TransformRequest?
@@ -32,9 +47,15 @@ struct ImageRoute {
                 transform = try TransformRequest(query: query, presets: config.presets, limits: config.limits,
                                                  defaultQuality: config.output.quality)
             } catch {
-                return responder.respond(ProblemDetails(.badRequest, detail: error.detail, extensions: [("parameter", error.parameter)]).response)
+                responder.respond(ProblemDetails(.badRequest, detail: error.detail, extensions: [("parameter", error.parameter)]).response)
+                return nil
             }
         }
+        return ParsedTarget(path: path, transform: transform)
+    }
+
+    private func serve(_ request: HTTPRequest, _ responder: HTTPResponder, _ parsed: ParsedTarget) {
+        let path = parsed.path
         let entry: LibraryFileCache.Entry
         do {
             entry = try app.files.lookup(path)
@@ -43,14 +64,14 @@ struct ImageRoute {
         } catch {
             return responder.respond(Self.notFound)
         }
-        guard let transform else {
+        guard let transform = parsed.transform else {
             return responder.respond(original(entry).response(to: request))
         }
         if entry.file.size > Int64(config.limits.maxSourceBytes) {
             return responder.respond(ProblemDetails(.contentTooLarge,
                 detail: "the source is \(entry.file.size) bytes, over the limit of \(config.limits.maxSourceBytes)").response)
         }
-        thumbnail(request, responder, path: path, entry: entry, transform: transform)
+        thumbnail(request, responder, parsed: parsed, entry: entry, transform: transform)
     }
 
     private func original(_ entry: LibraryFileCache.Entry) -> Representation {
@@ -62,29 +83,34 @@ struct ImageRoute {
 
     // MARK: - Thumbnails
 
-    private func thumbnail(_ request: HTTPRequest, _ responder: HTTPResponder, path: LibraryPath,
+    private func thumbnail(_ request: HTTPRequest, _ responder: HTTPResponder, parsed: ParsedTarget,
                            entry: LibraryFileCache.Entry, transform: TransformRequest) {
-        var options = transform.options.resolved(for: entry.file.format)
-        var formatInKey = options.format?.rawValue ?? "source"
-        if transform.negotiatesFormat {
-            // AVIF or WebP from Accept; otherwise "legacy", which the source alone turns
-            // into JPEG or PNG: the key is complete before anything is decoded.
-            options.format = FormatNegotiation.modernFormat(accept: request.headers["Accept"])
-            formatInKey = options.format?.rawValue ?? "legacy"
+        let (key, options) = parsed.key(version: entry.etag.opaque) {
+            var options = transform.options.resolved(for: entry.file.format)
+            var formatInKey = options.format?.rawValue ?? "source"
+            if transform.negotiatesFormat {
+                // AVIF or WebP from Accept; otherwise "legacy", which the source alone turns
+                // into JPEG or PNG: the key is complete before anything is decoded.
+                options.format = FormatNegotiation.modernFormat(accept: request.headers["Accept"])
+                formatInKey = options.format?.rawValue ?? "legacy"
+            }
+            let key = CacheKey("img|\(parsed.path.value)|\(entry.etag.opaque)|\(options.canonicalText)|\(formatInKey)")
+            return (key, options)
         }
-        let key = CacheKey("img|\(path.value)|\(entry.etag.opaque)|\(options.canonicalText)|\(formatInKey)")
         let vary = transform.negotiatesFormat
         let start = MonotonicClock.now()
         if let (variant, tier) = app.store.lookup(key) {
-            let timing = String(format: "cache;desc=%@;dur=%.2f", tier.rawValue, (MonotonicClock.now() - start) * 1000)
-            return responder.respond(representation(variant, xCache: tier.rawValue, timing: timing, vary: vary).response(to: request))
+            let timing = "cache;desc=\(tier.rawValue);dur=" + ServerTiming.milliseconds(MonotonicClock.now() - start)
+            return responder.respond(representation(variant, xCache: tier.rawValue, timing: timing, vary: vary,
+                                                    lastModified: entry.lastModified).response(to: request))
         }
         let waiter = Coalescer<ThumbnailOutcome>.Waiter(
             isCancelled: { responder.isCancelled },
             deliver: { [self] outcome in
                 switch outcome {
                 case .made(let variant, let timing):
-                    responder.respond(representation(variant, xCache: "miss", timing: timing, vary: vary).response(to: request))
+                    responder.respond(representation(variant, xCache: "miss", timing: timing, vary: vary,
+                                                     lastModified: entry.lastModified).response(to: request))
                 case .failed(let problem, let retryAfter):
                     var response = problem.response
                     if let retryAfter { response.headers.set("Retry-After", String(retryAfter)) }
@@ -105,14 +131,17 @@ struct ImageRoute {
         }
     }
 
-    private func representation(_ variant: CachedVariant, xCache: String, timing: String, vary: Bool) -> Representation {
+    /// `lastModified` is the source's, already formatted (the key covers the source version,
+    /// so it is the variant's too).
+    private func representation(_ variant: CachedVariant, xCache: String, timing: String, vary: Bool,
+                                lastModified: Timestamp) -> Representation {
         var headers = HTTPHeaders()
         headers.add("Cache-Control", config.output.cacheControl)
         if vary { headers.add("Vary", "Accept") }
         headers.add("X-Cache", xCache)
         headers.add("Server-Timing", timing)
         return Representation(contentType: variant.contentType, body: .bytes(variant.bytes), etag: EntityTag(variant.etag),
-                              lastModified: Timestamp(seconds: variant.lastModified), headers: headers)
+                              lastModified: lastModified, headers: headers)
     }
 
     /// Runs on a worker thread.
@@ -136,7 +165,7 @@ struct ImageRoute {
             let etag = "t" + StableHash.hex128(entry.etag.opaque + "|" + options.canonicalText)
             let variant = CachedVariant(bytes: output.bytes, contentType: output.format.mediaType, etag: etag,
                                         lastModified: entry.file.modifiedSeconds)
-            let timing = String(format: "read;dur=%.1f, transform;dur=%.1f", (readDone - start) * 1000, (done - readDone) * 1000)
+            let timing = "read;dur=" + ServerTiming.milliseconds(readDone - start) + ", transform;dur=" + ServerTiming.milliseconds(done - readDone)
             return .made(variant, timing: timing)
         } catch {
             return .failed(problem(for: error), retryAfter: nil)

@@ -32,13 +32,21 @@ public struct QueryParameters: Sendable, Equatable {
     public var isEmpty: Bool { pairs.isEmpty }
 
     static func decode(_ s: Substring) -> String? {
-        guard let bytes = LibraryPath.percentDecode(Substring(s.replacingOccurrences(of: "+", with: " "))) else { return nil }
+        // Most parameters are plain: no escapes, no '+'.
+        if !s.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) { return String(s) }
+        guard var bytes = LibraryPath.percentDecode(s) else { return nil }
+        // '+' is a space in a query, but "%2B" is a real plus: replace only literal ones.
+        var literal = s.utf8.makeIterator()
+        var i = 0
+        while let c = literal.next() {
+            if c == UInt8(ascii: "%") {
+                _ = literal.next()
+                _ = literal.next()
+            } else if c == UInt8(ascii: "+") {
+                bytes[i] = UInt8(ascii: " ")
+            }
+            i += 1
+        }
         return String(validating: bytes, as: UTF8.self)
-    }
-}
-
-extension Substring {
-    fileprivate func replacingOccurrences(of target: Character, with replacement: Character) -> String {
-        String(map { $0 == target ? replacement : $0 })
     }
 }

@@ -10,6 +10,7 @@ public final class ThumbdApp: HTTPHandler {
     let pool: WorkerPool
     let store: VariantStore
     let coalescer = Coalescer<ThumbnailOutcome>()
+    let targets = TargetMemo()
     private let draining = Atomic<Bool>(false)
     /// Transforms run to completion (successful or not); dropped and refused ones do not count.
     public let transformsRun = Counter()
