@@ -15,15 +15,17 @@ let package = Package(
     targets: [
         // Linux calls Glibc's Swift overlay does not import: epoll, eventfd, accept4, openat2.
         .target(name: "CSystem"),
+        // Owned file descriptors, shared by the HTTP core and the disk cache.
+        .target(name: "Descriptors"),
         // HTTP/1.1 server core. Knows nothing of images.
-        .target(name: "HTTP", dependencies: ["CSystem"]),
+        .target(name: "HTTP", dependencies: ["CSystem", "Descriptors"]),
         // libvips, found with pkg-config; its variadic calls wrapped in C.
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         .target(name: "CVipsShim", dependencies: ["CVips"]),
         // The libvips wrapper and the transform pipeline.
         .target(name: "Imaging", dependencies: ["CVipsShim"]),
         // Memory and disk cache tiers.
-        .target(name: "Cache", dependencies: ["CSystem"]),
+        .target(name: "Cache", dependencies: ["CSystem", "Descriptors"]),
         // The application: routes, sources, configuration.
         .target(name: "Thumbd", dependencies: [
             "CSystem",

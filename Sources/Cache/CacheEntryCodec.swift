@@ -41,12 +41,16 @@ public enum CacheEntryCodec {
               let keyText = reader.string(), let contentType = reader.string(), let etag = reader.string(),
               reader.position + 4 == headerLength, let headerCRC = reader.u32()
         else { return .failure(.corrupt("bad header")) }
-        guard checksum(Array(data[0..<(headerLength - 4)])) == headerCRC else { return .failure(.corrupt("header checksum")) }
+        guard checksum(data[0..<(headerLength - 4)]) == headerCRC else { return .failure(.corrupt("header checksum")) }
         guard UInt64(data.count - headerLength) == bodyLength else { return .failure(.corrupt("body length")) }
+        guard checksum(data[headerLength...]) == bodyCRC else { return .failure(.corrupt("body checksum")) }
         let body = Array(data[headerLength...])
-        guard checksum(body) == bodyCRC else { return .failure(.corrupt("body checksum")) }
         guard keyText == key.text else { return .failure(.otherKey) }
         return .success(CachedVariant(bytes: body, contentType: contentType, etag: etag, lastModified: Int(Int64(bitPattern: modified))))
+    }
+
+    static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+        bytes.withUnsafeBytes { csys_crc32c(0, $0.baseAddress, $0.count) }
     }
 
     static func checksum(_ bytes: [UInt8]) -> UInt32 {

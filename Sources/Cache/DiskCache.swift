@@ -1,5 +1,44 @@
+import Descriptors
 import Foundation
 import Synchronization
+
+/// A disk-tier hit: the verified body as a region of an open file (for sendfile), with
+/// what is needed to serve it.
+public struct DiskHit: Sendable {
+    public let file: OpenFile
+    public let bodyOffset: Int64
+    public let bodyLength: Int64
+    public let contentType: String
+    public let etag: String
+    public let lastModified: Int
+    /// The whole variant when this lookup read (and checked) the file, so the caller can
+    /// promote it to memory; nil when the open entry was unchanged since its check.
+    public let variant: CachedVariant?
+}
+
+/// An entry file held open after a full check, with the identity of the inode as checked.
+/// Any write to the file changes its ctime (and usually size or mtime), so an unchanged
+/// stat means unchanged, already verified bytes.
+struct OpenEntry: Sendable {
+    let hit: DiskHit
+    let stamp: FileStamp
+}
+
+struct FileStamp: Sendable, Equatable {
+    let inode: UInt64
+    let size: Int64
+    let mtime: Int64
+    let ctime: Int64
+
+    init?(_ fd: Int32) {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return nil }
+        inode = UInt64(st.st_ino)
+        size = Int64(st.st_size)
+        mtime = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+        ctime = Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec)
+    }
+}
 
 /// Variants as files under a folder, bounded in bytes, least recently used evicted first.
 ///
@@ -25,16 +64,23 @@ public final class DiskCache: Sendable {
     }
 
     public let directory: URL
+    private let directoryPath: String
     public let capacityBytes: Int
     private let index: Mutex<LRUCache<String, Int>>
+    /// Entries read and verified in this process, kept open (bounded: file descriptors are a
+    /// limited resource), so a repeated hit costs no file-system call.
+    private let open: SharedLRUCache<String, OpenEntry>
     private let stats = Mutex(Statistics())
     private let healthy = Atomic<Bool>(true)
     private let indexed = Atomic<Bool>(false)
     private let report: @Sendable (String) -> Void
 
     /// `report` receives the few log-worthy events (tier disabled, corrupt entries).
-    public init(directory: String, capacityBytes: Int, report: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(directory: String, capacityBytes: Int, maxOpenEntries: Int = 512,
+                report: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.open = SharedLRUCache(capacity: maxOpenEntries)
         self.directory = URL(fileURLWithPath: directory)
+        self.directoryPath = self.directory.path
         self.capacityBytes = capacityBytes
         self.index = Mutex(LRUCache(capacity: capacityBytes))
         self.report = report
@@ -81,7 +127,10 @@ public final class DiskCache: Sendable {
                 evicted += lru.put(entry.hash, entry.size, cost: entry.size)
             }
         }
-        for hash in evicted { try? fm.removeItem(at: path(for: hash)) }
+        for hash in evicted {
+            open.remove(hash)
+            try? fm.removeItem(at: path(for: hash))
+        }
         indexed.store(true, ordering: .releasing)
     }
 
@@ -91,30 +140,58 @@ public final class DiskCache: Sendable {
         thread.start()
     }
 
+    /// The entry for `key` as bytes.
     public func get(_ key: CacheKey) -> CachedVariant? {
+        guard let hit = lookup(key) else { return nil }
+        if let variant = hit.variant { return variant }
+        var bytes = [UInt8](repeating: 0, count: Int(hit.bodyLength))
+        let n = bytes.withUnsafeMutableBytes { pread(hit.file.descriptor, $0.baseAddress, $0.count, off_t(hit.bodyOffset)) }
+        guard n == bytes.count else { return nil }
+        return CachedVariant(bytes: bytes, contentType: hit.contentType, etag: hit.etag, lastModified: hit.lastModified)
+    }
+
+    /// The entry for `key`. A file is read and checked (lengths and CRCs) when first opened
+    /// and whenever its inode changed since; one that fails is deleted, counted, not returned.
+    public func lookup(_ key: CacheKey) -> DiskHit? {
         guard isHealthy else { return nil }
         let known = index.withLock { $0.get(key.hash) != nil }
-        guard known || !isIndexed, let data = FileManager.default.contents(atPath: path(for: key.hash).path) else {
+        if known, let entry = open.get(key.hash) {
+            if FileStamp(entry.hit.file.descriptor) == entry.stamp {
+                stats.withLock { $0.hits += 1 }
+                return entry.hit
+            }
+            open.remove(key.hash)  // changed since it was checked: check it again
+        }
+        guard known || !isIndexed, let (fd, data) = Self.openAndRead(filePath(for: key.hash)) else {
             stats.withLock { $0.misses += 1 }
             return nil
         }
-        switch CacheEntryCodec.decode(Array(data), expecting: key) {
+        let file = OpenFile(adopting: fd)
+        switch CacheEntryCodec.decode(data, expecting: key) {
         case .success(let variant):
             stats.withLock { $0.hits += 1 }
             if !known { index.withLock { _ = $0.put(key.hash, data.count, cost: data.count) } }
-            return variant
+            let hit = DiskHit(file: file, bodyOffset: Int64(data.count - variant.bytes.count), bodyLength: Int64(variant.bytes.count),
+                              contentType: variant.contentType, etag: variant.etag, lastModified: variant.lastModified, variant: nil)
+            if let stamp = FileStamp(fd) { open.put(key.hash, OpenEntry(hit: hit, stamp: stamp), cost: 1) }
+            return DiskHit(file: file, bodyOffset: hit.bodyOffset, bodyLength: hit.bodyLength, contentType: hit.contentType,
+                           etag: hit.etag, lastModified: hit.lastModified, variant: variant)
         case .failure(.otherKey):
             stats.withLock { $0.misses += 1 }
             return nil
         case .failure(.corrupt(let why)):
-            remove(key.hash)
-            stats.withLock {
-                $0.corrupt += 1
-                $0.misses += 1
-            }
-            report("dropped corrupt disk cache entry \(key.hash): \(why)")
+            drop(key, why: why)
             return nil
         }
+    }
+
+    private func drop(_ key: CacheKey, why: String) {
+        remove(key.hash)
+        stats.withLock {
+            $0.corrupt += 1
+            $0.misses += 1
+        }
+        report("dropped corrupt disk cache entry \(key.hash): \(why)")
     }
 
     public func put(_ key: CacheKey, _ variant: CachedVariant) {
@@ -135,7 +212,11 @@ public final class DiskCache: Sendable {
             return
         }
         let evicted = index.withLock { $0.put(key.hash, data.count, cost: data.count) }
-        for hash in evicted { try? FileManager.default.removeItem(at: path(for: hash)) }
+        open.remove(key.hash)
+        for hash in evicted {
+            open.remove(hash)
+            try? FileManager.default.removeItem(at: path(for: hash))
+        }
         stats.withLock {
             $0.writes += 1
             $0.evictions += evicted.count
@@ -144,14 +225,44 @@ public final class DiskCache: Sendable {
 
     public func remove(_ hash: String) {
         index.withLock { _ = $0.remove(hash) }
+        open.remove(hash)
         try? FileManager.default.removeItem(at: path(for: hash))
     }
 
-    /// Where the entry for `hash` lives.
-    public func path(for hash: String) -> URL {
-        let chars = Array(hash)
-        return directory.appendingPathComponent(String(chars[0..<2])).appendingPathComponent(String(chars[2..<4]))
-            .appendingPathComponent(hash)
+    /// Opens the file and reads it whole (entries are small), without Foundation's Data in
+    /// between; the descriptor stays open for the caller.
+    static func openAndRead(_ path: String) -> (Int32, [UInt8])? {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_size > 0, st.st_size < Int64(Int32.max) else {
+            close(fd)
+            return nil
+        }
+        let size = Int(st.st_size)
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            var done = 0
+            while done < size {
+                let n = read(fd, buffer.baseAddress! + done, size - done)
+                if n <= 0 { break }
+                done += n
+            }
+            count = done
+        }
+        guard bytes.count == size else {
+            close(fd)
+            return nil
+        }
+        return (fd, bytes)
+    }
+
+    /// Where the entry for `hash` lives (plain string work: URL building is slow on a hot path).
+    public func path(for hash: String) -> URL { URL(fileURLWithPath: filePath(for: hash)) }
+
+    func filePath(for hash: String) -> String {
+        let utf8 = hash.utf8
+        let a = utf8.index(utf8.startIndex, offsetBy: 2), b = utf8.index(a, offsetBy: 2)
+        return directoryPath + "/" + String(hash[..<a]) + "/" + String(hash[a..<b]) + "/" + hash
     }
 
     private func disable(_ why: String) {

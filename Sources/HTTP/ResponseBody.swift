@@ -1,16 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// An open, read-only file descriptor shared by the responses that stream from it;
-/// closed when the last of them is done.
-public final class OpenFile: Sendable {
-    public let descriptor: Int32
-
-    public init(adopting descriptor: Int32) { self.descriptor = descriptor }
-
-    deinit { close(descriptor) }
-}
+@_exported import Descriptors
 
 /// Response content as a list of segments written in order: bytes in memory (shared, never
 /// copied per request) or regions of an open file (sent with sendfile).

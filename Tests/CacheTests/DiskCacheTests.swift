@@ -128,6 +128,22 @@ func variant(_ n: Int, size: Int = 1000) -> CachedVariant {
         #expect(messages.all.contains { $0.contains("corrupt") })
     }
 
+    @Test func anEntryAlteredAfterItWasOpenedIsCheckedAgain() throws {
+        let dir = temporaryDirectory()
+        let cache = DiskCache(directory: dir, capacityBytes: 1 << 20)
+        cache.rebuildIndex()
+        let key = CacheKey("img|y")
+        cache.put(key, variant(2))
+        #expect(cache.lookup(key)?.variant == variant(2))      // read, checked, kept open
+        #expect(cache.lookup(key)?.variant == nil)              // unchanged: served from the open file
+        let handle = try FileHandle(forUpdating: cache.path(for: key.hash))
+        try handle.seek(toOffset: try handle.seekToEnd() - 5)
+        try handle.write(contentsOf: Data([0xEE]))              // same size, same inode, new ctime
+        try handle.close()
+        #expect(cache.lookup(key) == nil)
+        #expect(cache.statistics.corrupt == 1)
+    }
+
     @Test func leftoverTemporaryFilesAreCleanedOnStart() throws {
         let dir = temporaryDirectory()
         try FileManager.default.createDirectory(atPath: dir + "/tmp", withIntermediateDirectories: true)

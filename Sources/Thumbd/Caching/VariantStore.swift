@@ -1,10 +1,18 @@
 import Cache
 import HTTP
 
-/// The two cache tiers in the order a lookup visits them: memory, then disk (a disk hit is
-/// promoted to memory). A transform's result goes into both.
+/// The two cache tiers in the order a lookup visits them: memory, then disk (a disk hit
+/// read from the file is promoted to memory). A transform's result goes into both.
 final class VariantStore: Sendable {
     enum Tier: String, Sendable { case memory, disk }
+
+    /// A hit: what to send and what to say about it.
+    struct Hit: Sendable {
+        var body: ResponseBody
+        var contentType: String
+        var etag: String
+        var tier: Tier
+    }
 
     let memory: MemoryCache
     let disk: DiskCache?
@@ -14,13 +22,15 @@ final class VariantStore: Sendable {
         self.disk = disk
     }
 
-    func lookup(_ key: CacheKey) -> (CachedVariant, Tier)? {
-        if let hit = memory.get(key) { return (hit, .memory) }
-        if let hit = disk?.get(key) {
-            memory.put(key, hit)
-            return (hit, .disk)
+    func lookup(_ key: CacheKey) -> Hit? {
+        if let variant = memory.get(key) {
+            return Hit(body: .bytes(variant.bytes), contentType: variant.contentType, etag: variant.etag, tier: .memory)
         }
-        return nil
+        guard let found = disk?.lookup(key) else { return nil }
+        if let variant = found.variant { memory.put(key, variant) }
+        // Straight from the verified entry file (sendfile), whether or not memory kept a copy.
+        return Hit(body: .file(found.file, offset: found.bodyOffset, count: found.bodyLength),
+                   contentType: found.contentType, etag: found.etag, tier: .disk)
     }
 
     func store(_ key: CacheKey, _ variant: CachedVariant) {

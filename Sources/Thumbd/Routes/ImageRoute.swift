@@ -99,9 +99,10 @@ struct ImageRoute {
         }
         let vary = transform.negotiatesFormat
         let start = MonotonicClock.now()
-        if let (variant, tier) = app.store.lookup(key) {
-            let timing = "cache;desc=\(tier.rawValue);dur=" + ServerTiming.milliseconds(MonotonicClock.now() - start)
-            return responder.respond(representation(variant, xCache: tier.rawValue, timing: timing, vary: vary,
+        if let hit = app.store.lookup(key) {
+            let timing = "cache;desc=\(hit.tier.rawValue);dur=" + ServerTiming.milliseconds(MonotonicClock.now() - start)
+            return responder.respond(representation(body: hit.body, contentType: hit.contentType, etag: hit.etag,
+                                                    xCache: hit.tier.rawValue, timing: timing, vary: vary,
                                                     lastModified: entry.lastModified).response(to: request))
         }
         let waiter = Coalescer<ThumbnailOutcome>.Waiter(
@@ -109,7 +110,8 @@ struct ImageRoute {
             deliver: { [self] outcome in
                 switch outcome {
                 case .made(let variant, let timing):
-                    responder.respond(representation(variant, xCache: "miss", timing: timing, vary: vary,
+                    responder.respond(representation(body: .bytes(variant.bytes), contentType: variant.contentType,
+                                                     etag: variant.etag, xCache: "miss", timing: timing, vary: vary,
                                                      lastModified: entry.lastModified).response(to: request))
                 case .failed(let problem, let retryAfter):
                     var response = problem.response
@@ -133,14 +135,14 @@ struct ImageRoute {
 
     /// `lastModified` is the source's, already formatted (the key covers the source version,
     /// so it is the variant's too).
-    private func representation(_ variant: CachedVariant, xCache: String, timing: String, vary: Bool,
-                                lastModified: Timestamp) -> Representation {
+    private func representation(body: ResponseBody, contentType: String, etag: String, xCache: String, timing: String,
+                                vary: Bool, lastModified: Timestamp) -> Representation {
         var headers = HTTPHeaders()
         headers.add("Cache-Control", config.output.cacheControl)
         if vary { headers.add("Vary", "Accept") }
         headers.add("X-Cache", xCache)
         headers.add("Server-Timing", timing)
-        return Representation(contentType: variant.contentType, body: .bytes(variant.bytes), etag: EntityTag(variant.etag),
+        return Representation(contentType: contentType, body: body, etag: EntityTag(etag),
                               lastModified: lastModified, headers: headers)
     }
 
