@@ -16,6 +16,8 @@ bench/http_originals.sh
 echo
 bench/thumbnails.sh
 echo
+bench/cached_thumbnails.sh
+echo
 bench/soak_rss.sh
 echo
 # Disk tier start-up with 100,000 entries (index rebuilt in the background while serving).
