@@ -22,7 +22,7 @@ final class Connection {
     private var outputIndex = 0
 
     private var responder: HTTPResponder?
-    private var awaiting: (method: HTTPMethod, version: HTTPVersion, keepAlive: Bool)?
+    private var awaiting: (method: HTTPMethod, version: HTTPVersion, keepAlive: Bool, target: String, started: Double)?
     private var inHandler = false
     private var responseDuringHandler: HTTPResponse?
 
@@ -149,13 +149,15 @@ final class Connection {
                 return
             case .failure(let failure):
                 // The stream can no longer be framed: answer and close.
-                write(ProblemDetails(failure.status, detail: failure.detail).response,
-                      method: .get, version: .http11, keepAlive: false)
+                let response = ProblemDetails(failure.status, detail: failure.detail).response
+                report(method: "-", target: "-", response: response, sentBody: true, started: headerDeadline.map { $0 - config.headerTimeout } ?? loop.now)
+                write(response, method: .get, version: .http11, keepAlive: false)
                 return
             case .request(let request, let consumed):
                 consume(consumed)
+                let started = headerDeadline.map { $0 - config.headerTimeout } ?? loop.now
                 headerDeadline = nil
-                startExchange(request)
+                startExchange(request, started: started)
             }
         }
     }
@@ -182,22 +184,25 @@ final class Connection {
         return false
     }
 
-    private func startExchange(_ request: HTTPRequest) {
+    private func startExchange(_ request: HTTPRequest, started: Double) {
         let keepAlive = request.wantsKeepAlive && !loop.isDraining
+        var refusal: ProblemDetails?
         if request.hasTransferEncoding {
-            write(ProblemDetails(.badRequest, detail: "request content with Transfer-Encoding is not accepted").response,
-                  method: request.method, version: request.version, keepAlive: false)
-            return
+            refusal = ProblemDetails(.badRequest, detail: "request content with Transfer-Encoding is not accepted")
+        } else if request.contentLength > config.maxDiscardedContentBytes {
+            refusal = ProblemDetails(.contentTooLarge, detail: "request content is not accepted here")
         }
-        if request.contentLength > config.maxDiscardedContentBytes {
-            write(ProblemDetails(.contentTooLarge, detail: "request content is not accepted here").response,
-                  method: request.method, version: request.version, keepAlive: false)
+        if let refusal {
+            report(method: request.method.token, target: request.target, response: refusal.response,
+                   sentBody: request.method != .head, started: started)
+            write(refusal.response, method: request.method, version: request.version, keepAlive: false)
             return
         }
         contentToDiscard = request.contentLength
         let responder = HTTPResponder(connection: self, loop: loop)
         self.responder = responder
-        awaiting = (request.method, request.version, keepAlive)
+        loop.server.inFlight.add(1, ordering: .relaxed)
+        awaiting = (request.method, request.version, keepAlive, request.target, started)
         inHandler = true
         loop.server.handler.handle(request, responder: responder)
         inHandler = false
@@ -225,7 +230,18 @@ final class Connection {
         guard let awaiting else { return }
         responder = nil
         self.awaiting = nil
+        loop.server.inFlight.subtract(1, ordering: .relaxed)
+        report(method: awaiting.method.token, target: awaiting.target, response: response,
+               sentBody: awaiting.method != .head, started: awaiting.started)
         write(response, method: awaiting.method, version: awaiting.version, keepAlive: awaiting.keepAlive)
+    }
+
+    private func report(method: String, target: String, response: HTTPResponse, sentBody: Bool, started: Double) {
+        guard let observer = loop.server.observer else { return }
+        let bytes = sentBody && !response.status.forbidsBody ? response.body.count : 0
+        observer.exchangeCompleted(CompletedExchange(method: method, target: target, status: response.status.code,
+                                                     bodyBytes: bytes, duration: max(0, MonotonicClock.now() - started),
+                                                     responseHeaders: response.headers))
     }
 
     // MARK: - Writing
@@ -392,8 +408,9 @@ final class Connection {
         if let deadline = headerDeadline, now >= deadline, responder == nil, outputIndex >= output.count, !lingering {
             headerDeadline = nil
             if bufferedInput == 0 && contentToDiscard == 0 { return close() }
-            write(ProblemDetails(.requestTimeout, detail: "the request head did not arrive within \(config.headerTimeout) s").response,
-                  method: .get, version: .http11, keepAlive: false)
+            let response = ProblemDetails(.requestTimeout, detail: "the request head did not arrive within \(config.headerTimeout) s").response
+            report(method: "-", target: "-", response: response, sentBody: true, started: deadline - config.headerTimeout)
+            write(response, method: .get, version: .http11, keepAlive: false)
         }
     }
 
@@ -405,6 +422,7 @@ final class Connection {
     func close() {
         guard !closed else { return }
         closed = true
+        if awaiting != nil { loop.server.inFlight.subtract(1, ordering: .relaxed) }
         responder?.cancel()
         responder = nil
         loop.forget(self)

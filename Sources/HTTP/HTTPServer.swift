@@ -18,11 +18,15 @@ public enum SocketError: Error, CustomStringConvertible {
 final class ServerCore: Sendable {
     let configuration: ServerConfiguration
     let handler: any HTTPHandler
+    let observer: (any HTTPObserver)?
     let openConnections = Atomic<Int>(0)
+    /// Requests whose response has not been handed to the socket yet.
+    let inFlight = Atomic<Int>(0)
 
-    init(configuration: ServerConfiguration, handler: any HTTPHandler) {
+    init(configuration: ServerConfiguration, handler: any HTTPHandler, observer: (any HTTPObserver)?) {
         self.configuration = configuration
         self.handler = handler
+        self.observer = observer
     }
 
     func reserveConnection() -> Bool {
@@ -49,12 +53,12 @@ public final class HTTPServer: Sendable {
     private let loops: [EventLoop]
     private let finished = DispatchGroup()
 
-    public init(configuration: ServerConfiguration, handler: any HTTPHandler) throws {
+    public init(configuration: ServerConfiguration, handler: any HTTPHandler, observer: (any HTTPObserver)? = nil) throws {
         // A write to a closed socket must be an error, not a signal that kills the process
         // (sendfile cannot take MSG_NOSIGNAL).
         signal(SIGPIPE, SIG_IGN)
         self.configuration = configuration
-        core = ServerCore(configuration: configuration, handler: handler)
+        core = ServerCore(configuration: configuration, handler: handler, observer: observer)
         let address = try SocketAddress.resolve(host: configuration.host, port: configuration.port)
         var boundPort = configuration.port
         if boundPort != 0 {
@@ -84,6 +88,7 @@ public final class HTTPServer: Sendable {
     }
 
     public var openConnections: Int { core.openConnections.load(ordering: .relaxed) }
+    public var inFlightRequests: Int { core.inFlight.load(ordering: .relaxed) }
 
     /// Stops accepting at once and lets open exchanges finish, for up to `seconds`.
     public func drain(seconds: Double) {

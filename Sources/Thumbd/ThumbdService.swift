@@ -21,11 +21,15 @@ public final class ThumbdService: Sendable {
         }
         let library = try ImageLibrary(root: config.library.root)
         app = ThumbdApp(config: config, library: library, logger: logger)
-        server = try HTTPServer(configuration: config.serverConfiguration, handler: app)
+        let accessLog = config.logging.access ? Logger(label: "thumbd.access") : nil
+        server = try HTTPServer(configuration: config.serverConfiguration, handler: app,
+                                observer: ExchangeLog(metrics: app.metrics, logger: accessLog))
+        app.serverState.withLock { [server] in $0 = { (server.openConnections, server.inFlightRequests) } }
         logger.info("thumbd \(Self.version) listening on \(config.server.host):\(server.port)",
                     metadata: ["library": "\(config.library.root)", "loops": "\(config.server.eventLoops)",
                                "workers": "\(config.limits.workers)", "queue": "\(config.limits.queue)",
-                               "libvips": "\(Vips.version)"])
+                               "cache.dir": "\(config.cache.dir)", "cache.memory_bytes": "\(config.cache.memoryBytes)",
+                               "cache.disk_bytes": "\(config.cache.diskBytes)", "libvips": "\(Vips.version)"])
     }
 
     public var port: Int { server.port }

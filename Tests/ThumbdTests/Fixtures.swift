@@ -35,6 +35,7 @@ final class LibraryFixture: @unchecked Sendable {
         config.library.root = root.appendingPathComponent("library").path
         config.library.demo = false
         config.cache.dir = root.appendingPathComponent("cache").path
+        config.logging.access = false
         configure(&config)
         service = try ThumbdService(config: config)
     }

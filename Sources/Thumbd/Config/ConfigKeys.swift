@@ -80,6 +80,7 @@ struct ConfigKey: Sendable {
         string("output.cache_control", "a Cache-Control value", \.output.cacheControl,
                valid: { !$0.isEmpty && $0.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7F } }),
         string("logging.level", logLevels.joined(separator: ", "), \.logging.level, valid: { logLevels.contains($0) }),
+        bool("logging.access", \.logging.access),
     ]
 
     static let byPath: [String: ConfigKey] = Dictionary(uniqueKeysWithValues: all.map { ($0.path, $0) })

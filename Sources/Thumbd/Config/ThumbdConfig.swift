@@ -44,6 +44,8 @@ public struct ThumbdConfig: Sendable, Equatable {
     public struct Logging: Sendable, Equatable {
         /// trace, debug, info, notice, warning, error or critical.
         public var level = "info"
+        /// One line per request (method, target, status, bytes, duration, cache tier).
+        public var access = true
     }
 
     public var server = Server()

@@ -122,8 +122,16 @@ struct ImageRoute {
         guard app.coalescer.join(key.hash, waiter) else { return }
         let accepted = app.pool.submit { [app, options] in
             if app.coalescer.abandonIfUnwanted(key.hash) { return }
+            let started = MonotonicClock.now()
             let outcome = Self.make(entry, options: options, negotiate: transform.negotiatesFormat, config: app.config)
-            if case .made(let variant, _) = outcome { app.store.store(key, variant) }
+            let seconds = MonotonicClock.now() - started
+            switch outcome {
+            case .made(let variant, _):
+                app.store.store(key, variant)
+                app.metrics.recordTransform(format: String(variant.contentType.dropFirst("image/".count)), ok: true, seconds: seconds)
+            case .failed:
+                app.metrics.recordTransform(format: options.format?.rawValue ?? "auto", ok: false, seconds: seconds)
+            }
             app.transformsRun.increment()
             app.coalescer.finish(key.hash, with: outcome)
         }

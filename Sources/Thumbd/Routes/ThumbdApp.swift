@@ -11,6 +11,9 @@ public final class ThumbdApp: HTTPHandler {
     let store: VariantStore
     let coalescer = Coalescer<ThumbnailOutcome>()
     let targets = TargetMemo()
+    public let metrics = ThumbdMetrics()
+    /// Open connections and in-flight requests, from the server once it exists.
+    let serverState = Mutex<(@Sendable () -> (connections: Int, inFlight: Int))?>(nil)
     private let draining = Atomic<Bool>(false)
     /// Transforms run to completion (successful or not); dropped and refused ones do not count.
     public let transformsRun = Counter()
@@ -39,6 +42,9 @@ public final class ThumbdApp: HTTPHandler {
         if path == "/health" {
             return responder.respond(allowReadOnly(request) ?? health())
         }
+        if path == "/metrics" {
+            return responder.respond(allowReadOnly(request) ?? metricsResponse())
+        }
         responder.respond(ProblemDetails(.notFound, detail: "no route for \(request.path)").response)
     }
 
@@ -50,6 +56,36 @@ public final class ThumbdApp: HTTPHandler {
             response.headers.set("Allow", "GET, HEAD")
             return response
         }
+    }
+
+    /// Reads the state worth reporting into the metrics, then renders them.
+    func metricsResponse() -> HTTPResponse {
+        let memory = store.memory.statistics
+        metrics.total("thumbd_cache_requests_total", [("tier", "memory"), ("result", "hit")], memory.hits)
+        metrics.total("thumbd_cache_requests_total", [("tier", "memory"), ("result", "miss")], memory.misses)
+        metrics.total("thumbd_cache_evictions_total", [("tier", "memory")], memory.evictions)
+        metrics.gauge("thumbd_cache_bytes", [("tier", "memory")], memory.bytes)
+        metrics.gauge("thumbd_cache_entries", [("tier", "memory")], memory.entries)
+        if let disk = store.disk?.statistics {
+            metrics.total("thumbd_cache_requests_total", [("tier", "disk"), ("result", "hit")], disk.hits)
+            metrics.total("thumbd_cache_requests_total", [("tier", "disk"), ("result", "miss")], disk.misses)
+            metrics.total("thumbd_cache_evictions_total", [("tier", "disk")], disk.evictions)
+            metrics.total("thumbd_cache_writes_total", [("tier", "disk")], disk.writes)
+            metrics.total("thumbd_cache_corrupt_entries_total", [("tier", "disk")], disk.corrupt)
+            metrics.gauge("thumbd_cache_bytes", [("tier", "disk")], disk.bytes)
+            metrics.gauge("thumbd_cache_entries", [("tier", "disk")], disk.entries)
+        }
+        metrics.gauge("thumbd_transform_queue_depth", [], pool.queueDepth)
+        metrics.gauge("thumbd_transforms_running", [], pool.running)
+        metrics.total("thumbd_coalesced_requests_total", [], coalescer.joined.count)
+        if let state = serverState.withLock({ $0 })?() {
+            metrics.gauge("thumbd_http_open_connections", [], state.connections)
+            metrics.gauge("thumbd_http_requests_in_flight", [], state.inFlight)
+        }
+        var headers = HTTPHeaders()
+        headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+        headers.add("Cache-Control", "no-store")
+        return HTTPResponse(headers: headers, body: .bytes(metrics.render()))
     }
 
     private func health() -> HTTPResponse {

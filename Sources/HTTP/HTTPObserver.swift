@@ -1,0 +1,18 @@
+/// Told about every finished exchange (the response was handed to the socket), for access
+/// logs and metrics. Called on an event-loop thread: keep it cheap.
+public protocol HTTPObserver: Sendable {
+    func exchangeCompleted(_ exchange: CompletedExchange)
+}
+
+/// What an observer learns about one exchange.
+public struct CompletedExchange: Sendable {
+    public var method: String
+    /// The request target; "-" when the request line could not be parsed.
+    public var target: String
+    public var status: Int
+    /// Content bytes sent (0 for HEAD and 304).
+    public var bodyBytes: Int64
+    /// From the first byte of the request to the response being queued, in seconds.
+    public var duration: Double
+    public var responseHeaders: HTTPHeaders
+}

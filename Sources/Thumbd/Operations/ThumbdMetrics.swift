@@ -1,0 +1,97 @@
+import Cache
+import CoreMetrics
+import Metrics
+import Prometheus
+import Synchronization
+
+/// thumbd's metrics, through swift-metrics with a Prometheus factory of its own (no global
+/// bootstrap, so several servers can live in one process, as in tests). Request metrics are
+/// recorded as exchanges finish; state (queue, connections, cache sizes) is read at scrape.
+public final class ThumbdMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+    private let factory: PrometheusMetricsFactory
+    private let requests = Mutex<[String: CoreMetrics.Counter]>([:])
+    private let durations = Mutex<[String: CoreMetrics.Timer]>([:])
+    private let bytes = Mutex<[String: CoreMetrics.Counter]>([:])
+    private let transforms = Mutex<[String: CoreMetrics.Counter]>([:])
+    private let transformDurations = Mutex<[String: CoreMetrics.Timer]>([:])
+    /// Counters fed from totals kept elsewhere: the last total reported, by name.
+    private let reported = Mutex<[String: Int]>([:])
+    private let counters = Mutex<[String: CoreMetrics.Counter]>([:])
+    private let gauges = Mutex<[String: CoreMetrics.Gauge]>([:])
+
+    static let requestBuckets: [Duration] = [.microseconds(100), .microseconds(500), .milliseconds(1), .milliseconds(5),
+                                             .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+                                             .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10)]
+    static let transformBuckets: [Duration] = [.milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+                                               .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
+                                               .seconds(2.5), .seconds(5), .seconds(10)]
+
+    public init() {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.durationHistogramBuckets = [
+            "thumbd_http_request_duration_seconds": Self.requestBuckets,
+            "thumbd_transform_duration_seconds": Self.transformBuckets,
+        ]
+        self.factory = factory
+    }
+
+    private static func cached<M>(_ box: borrowing Mutex<[String: M]>, _ key: String, _ make: () -> M) -> M {
+        box.withLock { map in
+            if let m = map[key] { return m }
+            let m = make()
+            map[key] = m
+            return m
+        }
+    }
+
+    /// One finished HTTP exchange.
+    func recordRequest(route: String, status: Int, bodyBytes: Int64, seconds: Double) {
+        Self.cached(requests, route + " " + String(status)) {
+            CoreMetrics.Counter(label: "thumbd_http_requests_total", dimensions: [("route", route), ("status", String(status))], factory: factory)
+        }.increment()
+        Self.cached(durations, route) {
+            CoreMetrics.Timer(label: "thumbd_http_request_duration_seconds", dimensions: [("route", route)], factory: factory)
+        }.recordNanoseconds(Int64(seconds * 1e9))
+        if bodyBytes > 0 {
+            Self.cached(bytes, route) {
+                CoreMetrics.Counter(label: "thumbd_http_response_bytes_total", dimensions: [("route", route)], factory: factory)
+            }.increment(by: Int(bodyBytes))
+        }
+    }
+
+    /// One transform run to the end (ok or error), with its output format.
+    func recordTransform(format: String, ok: Bool, seconds: Double) {
+        Self.cached(transforms, format + (ok ? " ok" : " error")) {
+            CoreMetrics.Counter(label: "thumbd_transforms_total", dimensions: [("format", format), ("result", ok ? "ok" : "error")], factory: factory)
+        }.increment()
+        Self.cached(transformDurations, format) {
+            CoreMetrics.Timer(label: "thumbd_transform_duration_seconds", dimensions: [("format", format)], factory: factory)
+        }.recordNanoseconds(Int64(seconds * 1e9))
+    }
+
+    /// A counter that mirrors a total kept elsewhere: increments by what it grew since.
+    func total(_ name: String, _ dimensions: [(String, String)], _ value: Int) {
+        let key = name + dimensions.map { "|\($0.0)=\($0.1)" }.joined()
+        let counter = Self.cached(counters, key) { CoreMetrics.Counter(label: name, dimensions: dimensions, factory: factory) }
+        let delta = reported.withLock { last -> Int in
+            let d = value - (last[key] ?? 0)
+            last[key] = value
+            return d
+        }
+        counter.increment(by: max(0, delta))
+        _ = counter
+    }
+
+    func gauge(_ name: String, _ dimensions: [(String, String)], _ value: Int) {
+        let key = name + dimensions.map { "|\($0.0)=\($0.1)" }.joined()
+        Self.cached(gauges, key) { CoreMetrics.Gauge(label: name, dimensions: dimensions, factory: factory) }.record(value)
+    }
+
+    /// The Prometheus text exposition.
+    func render() -> [UInt8] {
+        var buffer: [UInt8] = []
+        registry.emit(into: &buffer)
+        return buffer
+    }
+}

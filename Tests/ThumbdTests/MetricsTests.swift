@@ -1,0 +1,98 @@
+import Foundation
+import Imaging
+import Testing
+import TestSupport
+@testable import Thumbd
+
+/// Prometheus text, parsed strictly enough to fail on malformed output.
+struct PrometheusText {
+    /// name -> [sorted label pairs as "k=v,k=v" -> value]
+    var samples: [String: [String: Double]] = [:]
+    var types: [String: String] = [:]
+
+    init(_ text: String) throws {
+        let sample = try Regex(#"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([^}]*)\})? ([-+0-9.eE]+|NaN|\+Inf|-Inf)$"#)
+        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
+            if line.hasPrefix("# TYPE ") {
+                let parts = line.split(separator: " ")
+                guard parts.count == 4, ["counter", "gauge", "histogram", "summary", "untyped"].contains(String(parts[3])) else {
+                    throw ParseError(line: String(line))
+                }
+                types[String(parts[2])] = String(parts[3])
+                continue
+            }
+            if line.hasPrefix("#") { continue }
+            guard let match = try sample.wholeMatch(in: String(line)),
+                  let name = match.output[1].substring, let value = match.output[4].substring.flatMap({ Double($0) })
+            else { throw ParseError(line: String(line)) }
+            var labels: [String] = []
+            if let body = match.output[3].substring, !body.isEmpty {
+                for pair in body.split(separator: ",") {
+                    let kv = pair.split(separator: "=", maxSplits: 1)
+                    guard kv.count == 2, kv[1].hasPrefix("\""), kv[1].hasSuffix("\"") else { throw ParseError(line: String(line)) }
+                    labels.append("\(kv[0])=\(kv[1].dropFirst().dropLast())")
+                }
+            }
+            samples[String(name), default: [:]][labels.sorted().joined(separator: ",")] = value
+        }
+    }
+
+    func value(_ name: String, _ labels: [String: String] = [:]) -> Double? {
+        samples[name]?[labels.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: ",")]
+    }
+
+    struct ParseError: Error { let line: String }
+}
+
+@Suite struct MetricsTests {
+    @Test func countersFollowAKnownSequenceOfRequests() throws {
+        let photo = try ImageSynthesis.pattern(width: 400, height: 300).encode(.jpeg)
+        let f = try LibraryFixture(files: ["p.jpg": photo])
+        func get(_ target: String) throws -> RawHTTPClient.Response { try RawHTTPClient(port: f.port).request("GET", target) }
+        #expect(try get("/img/p.jpg").status == 200)
+        #expect(try get("/img/p.jpg?w=100").header("X-Cache") == "miss")
+        #expect(try get("/img/p.jpg?w=100").header("X-Cache") == "memory")
+        #expect(try get("/img/missing.jpg").status == 404)
+        #expect(try get("/img/p.jpg?w=0").status == 400)
+        #expect(try get("/health").status == 200)
+        let scrape = try get("/metrics")
+        #expect(scrape.status == 200)
+        #expect(scrape.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
+        let m = try PrometheusText(scrape.text)
+
+        #expect(m.value("thumbd_http_requests_total", ["route": "img", "status": "200"]) == 3)
+        #expect(m.value("thumbd_http_requests_total", ["route": "img", "status": "404"]) == 1)
+        #expect(m.value("thumbd_http_requests_total", ["route": "img", "status": "400"]) == 1)
+        #expect(m.value("thumbd_http_requests_total", ["route": "health", "status": "200"]) == 1)
+        #expect(m.types["thumbd_http_requests_total"] == "counter")
+        #expect(m.value("thumbd_http_request_duration_seconds_count", ["route": "img"]) == 5)
+        #expect(m.types["thumbd_http_request_duration_seconds"] == "histogram")
+        #expect(m.value("thumbd_http_response_bytes_total", ["route": "img"]).map { $0 > Double(photo.count) } == true)
+        #expect(m.value("thumbd_transforms_total", ["format": "jpeg", "result": "ok"]) == 1)
+        #expect(m.value("thumbd_transform_duration_seconds_count", ["format": "jpeg"]) == 1)
+        #expect(m.value("thumbd_cache_requests_total", ["tier": "memory", "result": "hit"]) == 1)
+        #expect(m.value("thumbd_cache_requests_total", ["tier": "memory", "result": "miss"]) == 1)
+        #expect(m.value("thumbd_cache_requests_total", ["tier": "disk", "result": "miss"]) == 1)
+        #expect(m.value("thumbd_cache_writes_total", ["tier": "disk"]) == 1)
+        #expect(m.value("thumbd_cache_entries", ["tier": "memory"]) == 1)
+        #expect(m.value("thumbd_cache_bytes", ["tier": "memory"]).map { $0 > 0 } == true)
+        #expect(m.value("thumbd_transform_queue_depth") == 0)
+        #expect(m.value("thumbd_transforms_running") == 0)
+        #expect(m.value("thumbd_coalesced_requests_total") == 0)
+        #expect(m.value("thumbd_http_open_connections") == 1)  // the scrape's own
+        #expect(m.value("thumbd_http_requests_in_flight") == 1)
+
+        // Counters only grow: a second scrape adds the first one.
+        let again = try PrometheusText(get("/metrics").text)
+        #expect(again.value("thumbd_http_requests_total", ["route": "metrics", "status": "200"]) == 1)
+        #expect(again.value("thumbd_cache_requests_total", ["tier": "memory", "result": "hit"]) == 1)
+    }
+
+    @Test func routeLabelsAreAFixedSet() {
+        #expect(ExchangeLog.route(of: "/img/a/b.jpg?w=1") == "img")
+        #expect(ExchangeLog.route(of: "/proxy?url=x") == "proxy")
+        #expect(ExchangeLog.route(of: "/") == "gallery")
+        #expect(ExchangeLog.route(of: "/whatever/else") == "other")
+        #expect(ExchangeLog.route(of: "-") == "other")
+    }
+}
