@@ -414,9 +414,15 @@ final class Connection {
         }
     }
 
-    /// Server is shutting down: idle connections close now, busy ones after their response.
+    /// Server is shutting down: idle connections close now, busy ones after their response
+    /// (one being written finishes first; one being worked on is answered with Connection: close).
     func drain() {
-        if responder == nil && outputIndex >= output.count { close() }
+        guard responder == nil else { return }
+        if outputIndex >= output.count {
+            close()
+        } else {
+            closeWhenWritten = true
+        }
     }
 
     func close() {

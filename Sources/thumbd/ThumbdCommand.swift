@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Logging
+import Synchronization
 import Thumbd
 
 @main
@@ -55,11 +56,17 @@ struct Serve: ParsableCommand {
             FileHandle.standardError.write(Data("thumbd: \(error)\n".utf8))
             throw ExitCode.failure
         }
-        let signals = [SIGTERM, SIGINT].map { signo -> DispatchSourceSignal in
+        // The first SIGTERM or SIGINT drains; a second one exits at once.
+        let signalCount = SignalCount()
+        let signals = [SIGTERM, SIGINT].map { (signo: Int32) -> DispatchSourceSignal in
             signal(signo, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signo, queue: .global())
             source.setEventHandler {
-                logger.info("signal \(signo): draining (up to \(loaded.config.server.drainSeconds) s)")
+                if signalCount.next() > 1 {
+                    logger.warning("second signal: exiting now")
+                    Foundation.exit(1)
+                }
+                logger.info("signal \(signo): not accepting, draining open requests (up to \(loaded.config.server.drainSeconds) s)")
                 service.drain()
             }
             source.resume()
@@ -67,6 +74,19 @@ struct Serve: ParsableCommand {
         }
         service.wait()
         service.stop()
+        logger.info("stopped")
         withExtendedLifetime(signals) {}
+    }
+}
+
+/// How many stop signals have arrived.
+final class SignalCount: Sendable {
+    private let count = Mutex(0)
+
+    func next() -> Int {
+        count.withLock {
+            $0 += 1
+            return $0
+        }
     }
 }

@@ -21,6 +21,12 @@ public enum TestBytes {
         return ~crc
     }
 
+    /// Where `needle` first occurs in `bytes`.
+    public static func firstIndex(of needle: [UInt8], in bytes: [UInt8]) -> Int? {
+        guard !needle.isEmpty, bytes.count >= needle.count else { return nil }
+        return (0...(bytes.count - needle.count)).first { i in bytes[i] == needle[0] && Array(bytes[i..<(i + needle.count)]) == needle }
+    }
+
     /// Whether `marker`'s UTF-8 bytes occur anywhere in `bytes`.
     public static func contains(_ bytes: [UInt8], _ marker: String) -> Bool {
         let needle = Array(marker.utf8)
