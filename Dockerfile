@@ -1,0 +1,42 @@
+# thumbd: build with Swift 6 on Debian bookworm, run on bookworm-slim with libvips.
+#   docker build -t thumbd .
+#   docker run -p 8080:8080 -v "$PWD/images:/var/lib/thumbd/images" thumbd
+
+FROM swift:6.2-bookworm AS build
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends libvips-dev pkg-config \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY Package.swift ./
+COPY Sources Sources
+COPY Tests Tests
+RUN swift build -c release --product thumbd --static-swift-stdlib \
+    && install -D .build/release/thumbd /out/thumbd
+
+FROM debian:bookworm-slim
+# The runtime's packages; scripts/check-runtime-libs.sh checks that every shared library the
+# binary needs belongs to one of them or to their dependencies. Versions are not pinned so
+# that rebuilding the image picks up Debian's security updates.
+ARG RUNTIME_PACKAGES="libvips42 ca-certificates curl"
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends ${RUNTIME_PACKAGES} \
+    && rm -rf /var/lib/apt/lists/* \
+    && useradd --system --uid 10001 --user-group --home-dir /var/lib/thumbd --shell /usr/sbin/nologin thumbd \
+    && mkdir -p /var/lib/thumbd/images /var/cache/thumbd /etc/thumbd \
+    && chown -R thumbd:thumbd /var/lib/thumbd /var/cache/thumbd
+COPY --from=build /out/thumbd /usr/local/bin/thumbd
+COPY config/thumbd.yaml /etc/thumbd/thumbd.yaml
+# glibc's per-thread malloc arenas fragment under libvips; thumbd also caps them itself.
+ENV MALLOC_ARENA_MAX=2 \
+    THUMBD_LIBRARY_ROOT=/var/lib/thumbd/images \
+    THUMBD_CACHE_DIR=/var/cache/thumbd
+VOLUME ["/var/lib/thumbd/images", "/var/cache/thumbd"]
+EXPOSE 8080
+USER 10001:10001
+WORKDIR /var/lib/thumbd
+HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
+    CMD ["curl", "-fsS", "-o", "/dev/null", "http://127.0.0.1:8080/health"]
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["/usr/local/bin/thumbd", "serve", "--config", "/etc/thumbd/thumbd.yaml"]
