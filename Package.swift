@@ -12,6 +12,7 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
@@ -38,6 +39,7 @@ let package = Package(
             .product(name: "Yams", package: "Yams"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // Thin command-line entry point.
         .executableTarget(name: "thumbd", dependencies: [
@@ -61,6 +63,9 @@ let package = Package(
             "TestSupport",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
-        .testTarget(name: "ThumbdTests", dependencies: ["Thumbd", "HTTP", "Imaging", "TestSupport"]),
+        .testTarget(name: "ThumbdTests", dependencies: [
+            "Thumbd", "HTTP", "Imaging", "TestSupport",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
     ]
 )

@@ -25,6 +25,11 @@ public final class ThumbdService: Sendable {
         server = try HTTPServer(configuration: config.serverConfiguration, handler: app,
                                 observer: ExchangeLog(metrics: app.metrics, logger: accessLog))
         app.serverState.withLock { [server] in $0 = { (server.openConnections, server.inFlightRequests) } }
+        if config.security.key.isEmpty {
+            logger.warning("URL signing is off: /img and /proxy accept unsigned requests (set security.key to require signatures)")
+        } else {
+            logger.info("URL signing is on: /img and /proxy require a valid s")
+        }
         logger.info("thumbd \(Self.version) listening on \(config.server.host):\(server.port)",
                     metadata: ["library": "\(config.library.root)", "loops": "\(config.server.eventLoops)",
                                "workers": "\(config.limits.workers)", "queue": "\(config.limits.queue)",

@@ -11,7 +11,7 @@ struct ThumbdCommand: ParsableCommand {
         commandName: "thumbd",
         abstract: "An HTTP image proxy and thumbnail server.",
         version: ThumbdService.version,
-        subcommands: [Serve.self],
+        subcommands: [Serve.self, Sign.self],
         defaultSubcommand: Serve.self)
 }
 
@@ -76,6 +76,33 @@ struct Serve: ParsableCommand {
         service.stop()
         logger.info("stopped")
         withExtendedLifetime(signals) {}
+    }
+}
+
+struct Sign: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print TARGET with its signature appended, for a server whose security.key is configured.")
+
+    @Argument(help: "A request target such as '/img/cat.jpg?w=300'.") var target: String
+    @Option(help: "Configuration file (default: \(ConfigLoader.defaultFile), if present).") var config: String?
+
+    func run() throws {
+        let loaded: ConfigLoader.Result
+        do {
+            loaded = try ConfigLoader.load(file: config, environment: ProcessInfo.processInfo.environment)
+        } catch {
+            FileHandle.standardError.write(Data("thumbd: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        guard !loaded.config.security.key.isEmpty else {
+            FileHandle.standardError.write(Data("thumbd: no security.key is configured (file or THUMBD_SECURITY_KEY)\n".utf8))
+            throw ExitCode(2)
+        }
+        guard target.hasPrefix("/") else {
+            FileHandle.standardError.write(Data("thumbd: TARGET must start with /, e.g. '/img/cat.jpg?w=300'\n".utf8))
+            throw ExitCode(2)
+        }
+        print(URLSigner(key: loaded.config.security.key).sign(target))
     }
 }
 

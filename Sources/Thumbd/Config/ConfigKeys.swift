@@ -81,6 +81,8 @@ struct ConfigKey: Sendable {
                valid: { !$0.isEmpty && $0.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7F } }),
         string("logging.level", logLevels.joined(separator: ", "), \.logging.level, valid: { logLevels.contains($0) }),
         bool("logging.access", \.logging.access),
+        string("security.key", "a secret of at least 16 characters, or empty for unsigned requests", \.security.key,
+               valid: { $0.isEmpty || $0.count >= 16 }),
     ]
 
     static let byPath: [String: ConfigKey] = Dictionary(uniqueKeysWithValues: all.map { ($0.path, $0) })

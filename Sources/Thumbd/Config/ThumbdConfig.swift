@@ -41,6 +41,11 @@ public struct ThumbdConfig: Sendable, Equatable {
         public var queue = 64
     }
 
+    public struct Security: Sendable, Equatable {
+        /// When set, every /img and /proxy request must be signed with it (`s`).
+        public var key = ""
+    }
+
     public struct Logging: Sendable, Equatable {
         /// trace, debug, info, notice, warning, error or critical.
         public var level = "info"
@@ -54,6 +59,7 @@ public struct ThumbdConfig: Sendable, Equatable {
     public var output = Output()
     public var limits = Limits()
     public var logging = Logging()
+    public var security = Security()
     /// Named parameter sets for `p=`: name -> query string such as `w=300&h=300&fit=cover`.
     public var presets: [String: String] = [:]
 

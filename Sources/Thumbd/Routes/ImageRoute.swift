@@ -21,8 +21,13 @@ struct ImageRoute {
         serve(request, responder, parsed)
     }
 
-    /// Validates the target; answers the error itself and returns nil when it is bad.
+    /// Validates the target; answers the error itself and returns nil when it is bad. Only
+    /// targets that pass (signature included) are memoized.
     private func parse(_ request: HTTPRequest, _ responder: HTTPResponder) -> ParsedTarget? {
+        if let refusal = app.signatureRefusal(request.target) {
+            responder.respond(refusal)
+            return nil
+        }
         let query: QueryParameters
         do {
             query = try QueryParameters(parsing: request.query)

@@ -12,6 +12,8 @@ public final class ThumbdApp: HTTPHandler {
     let coalescer = Coalescer<ThumbnailOutcome>()
     let targets = TargetMemo()
     public let metrics = ThumbdMetrics()
+    /// Set when `security.key` is: every /img and /proxy target must be signed.
+    let signer: URLSigner?
     /// Open connections and in-flight requests, from the server once it exists.
     let serverState = Mutex<(@Sendable () -> (connections: Int, inFlight: Int))?>(nil)
     private let draining = Atomic<Bool>(false)
@@ -20,6 +22,7 @@ public final class ThumbdApp: HTTPHandler {
 
     public init(config: ThumbdConfig, library: ImageLibrary, logger: Logger = Logger(label: "thumbd")) {
         self.config = config
+        self.signer = config.security.key.isEmpty ? nil : URLSigner(key: config.security.key)
         self.files = LibraryFileCache(library: library)
         self.pool = WorkerPool(workers: config.limits.workers, queueLimit: config.limits.queue)
         var disk: DiskCache?
@@ -28,6 +31,22 @@ public final class ThumbdApp: HTTPHandler {
             disk?.startIndexing()
         }
         self.store = VariantStore(memory: MemoryCache(capacityBytes: config.cache.memoryBytes), disk: disk)
+    }
+
+    /// Nil when the target may be served; a 403 when signing is on and its signature is
+    /// missing, misplaced or wrong.
+    func signatureRefusal(_ target: String) -> HTTPResponse? {
+        guard let signer else { return nil }
+        do {
+            try signer.verify(target)
+            return nil
+        } catch .missing {
+            return ProblemDetails(.forbidden, detail: "this server requires signed URLs: add s, the signature").response
+        } catch .notLast {
+            return ProblemDetails(.forbidden, detail: "the signature s must be the last parameter, and appear once").response
+        } catch {
+            return ProblemDetails(.forbidden, detail: "the signature does not match this URL").response
+        }
     }
 
     /// While draining, /health answers 503 so load balancers stop sending traffic.
