@@ -5,7 +5,7 @@
 FROM swift:6.2-bookworm AS build
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libvips-dev pkg-config \
+    && apt-get install -y --no-install-recommends libvips-dev libcurl4-openssl-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./

@@ -27,11 +27,15 @@ let package = Package(
         .target(name: "CVipsShim", dependencies: ["CVips"]),
         // The libvips wrapper and the transform pipeline.
         .target(name: "Imaging", dependencies: ["CVipsShim"]),
+        // libcurl, for fetching from origins; its variadic setopt wrapped in C.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "CurlShim", dependencies: ["CCurl"]),
         // Memory and disk cache tiers.
         .target(name: "Cache", dependencies: ["CSystem", "Descriptors"]),
         // The application: routes, sources, configuration.
         .target(name: "Thumbd", dependencies: [
             "CSystem",
+            "CurlShim",
             "HTTP",
             "Cache",
             "Imaging",

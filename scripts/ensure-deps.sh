@@ -10,6 +10,7 @@ if [ "${1:-}" = "--tests" ]; then
     shift
 fi
 pkg-config --exists vips 2>/dev/null || packages+=(libvips-dev)
+pkg-config --exists libcurl 2>/dev/null || packages+=(libcurl4-openssl-dev)
 command -v pkg-config >/dev/null 2>&1 || packages+=(pkg-config)
 command -v curl >/dev/null 2>&1 || packages+=(curl)
 # The tests also lint the Dockerfile with hadolint, installed from PyPI into a venv.

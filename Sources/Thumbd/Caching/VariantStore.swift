@@ -11,6 +11,7 @@ final class VariantStore: Sendable {
         var body: ResponseBody
         var contentType: String
         var etag: String
+        var lastModified: Int
         var tier: Tier
     }
 
@@ -24,13 +25,14 @@ final class VariantStore: Sendable {
 
     func lookup(_ key: CacheKey) -> Hit? {
         if let variant = memory.get(key) {
-            return Hit(body: .bytes(variant.bytes), contentType: variant.contentType, etag: variant.etag, tier: .memory)
+            return Hit(body: .bytes(variant.bytes), contentType: variant.contentType, etag: variant.etag,
+                       lastModified: variant.lastModified, tier: .memory)
         }
         guard let found = disk?.lookup(key) else { return nil }
         if let variant = found.variant { memory.put(key, variant) }
         // Straight from the verified entry file (sendfile), whether or not memory kept a copy.
         return Hit(body: .file(found.file, offset: found.bodyOffset, count: found.bodyLength),
-                   contentType: found.contentType, etag: found.etag, tier: .disk)
+                   contentType: found.contentType, etag: found.etag, lastModified: found.lastModified, tier: .disk)
     }
 
     func store(_ key: CacheKey, _ variant: CachedVariant) {

@@ -56,6 +56,16 @@ struct ConfigKey: Sendable {
         seconds == seconds.rounded() ? "\(Int(seconds))s" : "\(seconds)s"
     }
 
+    /// A comma-separated list (a YAML sequence in the file arrives joined with commas).
+    static func list(_ path: String, _ what: String, _ keyPath: WritableKeyPath<ThumbdConfig, [String]> & Sendable) -> ConfigKey {
+        ConfigKey(path: path, allowed: what) { config, text in
+            let items = text.split(separator: ",").map { $0.trimmedValue() }.filter { !$0.isEmpty }
+            guard items.allSatisfy({ item in !item.contains(" ") && !item.contains("/") }) else { return false }
+            config[keyPath: keyPath] = items
+            return true
+        }
+    }
+
     static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
 
     static let all: [ConfigKey] = [
@@ -81,6 +91,12 @@ struct ConfigKey: Sendable {
                valid: { !$0.isEmpty && $0.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7F } }),
         string("logging.level", logLevels.joined(separator: ", "), \.logging.level, valid: { logLevels.contains($0) }),
         bool("logging.access", \.logging.access),
+        list("origins.allow", "a list of host names, *.domain patterns or *", \.origins.allow),
+        bool("origins.allow_private", \.origins.allowPrivate),
+        int("origins.max_redirects", 0...20, \.origins.maxRedirects),
+        duration("origins.connect_timeout", 0.1...120, \.origins.connectTimeout),
+        duration("origins.timeout", 0.1...600, \.origins.timeout),
+        duration("origins.ttl", 0...(365 * 86400), \.origins.ttl),
         string("security.key", "a secret of at least 16 characters, or empty for unsigned requests", \.security.key,
                valid: { $0.isEmpty || $0.count >= 16 }),
     ]

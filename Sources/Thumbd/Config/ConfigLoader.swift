@@ -97,6 +97,13 @@ public enum ConfigLoader {
                     throw ConfigError(key: path, message: "unknown key (\(place(nameNode)))")
                 }
                 if value.null != nil { continue }  // `key:` with no value keeps the default
+                if let items = value.sequence {
+                    // Lists: every item a plain scalar, joined for the key's parser.
+                    let texts = items.compactMap { $0.scalar?.string }
+                    guard texts.count == items.count else { throw ConfigError(key: path, message: "must be \(key.allowed) (\(place(value)))") }
+                    try apply(key, texts.joined(separator: ","), from: place(value), to: &config)
+                    continue
+                }
                 guard let scalar = value.scalar?.string else {
                     throw ConfigError(key: path, message: "must be \(key.allowed) (\(place(value)))")
                 }

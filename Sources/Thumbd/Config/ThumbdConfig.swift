@@ -41,6 +41,18 @@ public struct ThumbdConfig: Sendable, Equatable {
         public var queue = 64
     }
 
+    public struct Origins: Sendable, Equatable {
+        /// Hosts remote images may come from (`example.com`, `*.example.com`, `*`); empty: /proxy is off.
+        public var allow: [String] = []
+        /// Allow loopback, private, link-local... addresses (tests use it to reach 127.0.0.1).
+        public var allowPrivate = false
+        public var maxRedirects = 5
+        public var connectTimeout = 5.0
+        public var timeout = 10.0
+        /// How long a fetched original is used before it is revalidated.
+        public var ttl = 3600.0
+    }
+
     public struct Security: Sendable, Equatable {
         /// When set, every /img and /proxy request must be signed with it (`s`).
         public var key = ""
@@ -60,6 +72,7 @@ public struct ThumbdConfig: Sendable, Equatable {
     public var limits = Limits()
     public var logging = Logging()
     public var security = Security()
+    public var origins = Origins()
     /// Named parameter sets for `p=`: name -> query string such as `w=300&h=300&fit=cover`.
     public var presets: [String: String] = [:]
 

@@ -32,6 +32,7 @@ public final class ThumbdMetrics: Sendable {
         factory.durationHistogramBuckets = [
             "thumbd_http_request_duration_seconds": Self.requestBuckets,
             "thumbd_transform_duration_seconds": Self.transformBuckets,
+            "thumbd_origin_fetch_duration_seconds": Self.transformBuckets,
         ]
         self.factory = factory
     }
@@ -67,6 +68,19 @@ public final class ThumbdMetrics: Sendable {
         }.increment()
         Self.cached(transformDurations, format) {
             CoreMetrics.Timer(label: "thumbd_transform_duration_seconds", dimensions: [("format", format)], factory: factory)
+        }.recordNanoseconds(Int64(seconds * 1e9))
+    }
+
+    private let origin = Mutex<[String: CoreMetrics.Counter]>([:])
+    private let originDuration = Mutex<[String: CoreMetrics.Timer]>([:])
+
+    /// One origin fetch or revalidation; `result` is ok, not_modified, timeout, connect, ...
+    func recordOriginFetch(result: String, seconds: Double) {
+        Self.cached(origin, result) {
+            CoreMetrics.Counter(label: "thumbd_origin_fetches_total", dimensions: [("result", result)], factory: factory)
+        }.increment()
+        Self.cached(originDuration, "all") {
+            CoreMetrics.Timer(label: "thumbd_origin_fetch_duration_seconds", dimensions: [], factory: factory)
         }.recordNanoseconds(Int64(seconds * 1e9))
     }
 

@@ -148,7 +148,7 @@ struct ImageRoute {
 
     /// `lastModified` is the source's, already formatted (the key covers the source version,
     /// so it is the variant's too).
-    private func representation(body: ResponseBody, contentType: String, etag: String, xCache: String, timing: String,
+    func representation(body: ResponseBody, contentType: String, etag: String, xCache: String, timing: String,
                                 vary: Bool, lastModified: Timestamp) -> Representation {
         var headers = HTTPHeaders()
         headers.add("Cache-Control", config.output.cacheControl)
@@ -166,6 +166,14 @@ struct ImageRoute {
         guard let data = entry.content ?? entry.readAll() else {
             return .failed(ProblemDetails(.notFound, detail: "the image changed while it was being read"), retryAfter: nil)
         }
+        let read = MonotonicClock.now() - start
+        return make(data, sourceVersion: entry.etag.opaque, lastModified: entry.file.modifiedSeconds, options: options,
+                    negotiate: negotiate, config: config, timing: "read;dur=" + ServerTiming.milliseconds(read))
+    }
+
+    /// The transform step shared by library and remote sources. Runs on a worker thread.
+    static func make(_ data: [UInt8], sourceVersion: String, lastModified: Int, options: TransformOptions, negotiate: Bool,
+                     config: ThumbdConfig, timing: String) -> ThumbnailOutcome {
         let readDone = MonotonicClock.now()
         do {
             let header = try ImageTransformer.checkedHeader(data, maxPixels: config.limits.maxSourcePixels)
@@ -177,11 +185,10 @@ struct ImageRoute {
             let output = try ImageTransformer.transform(data, header: header, options: options)
             let done = MonotonicClock.now()
             // Same source version and same normalized options: same ETag, on any replica, after any restart.
-            let etag = "t" + StableHash.hex128(entry.etag.opaque + "|" + options.canonicalText)
+            let etag = "t" + StableHash.hex128(sourceVersion + "|" + options.canonicalText)
             let variant = CachedVariant(bytes: output.bytes, contentType: output.format.mediaType, etag: etag,
-                                        lastModified: entry.file.modifiedSeconds)
-            let timing = "read;dur=" + ServerTiming.milliseconds(readDone - start) + ", transform;dur=" + ServerTiming.milliseconds(done - readDone)
-            return .made(variant, timing: timing)
+                                        lastModified: lastModified)
+            return .made(variant, timing: timing + ", transform;dur=" + ServerTiming.milliseconds(done - readDone))
         } catch {
             return .failed(problem(for: error), retryAfter: nil)
         }

@@ -14,6 +14,8 @@ public final class ThumbdApp: HTTPHandler {
     public let metrics = ThumbdMetrics()
     /// Set when `security.key` is: every /img and /proxy target must be signed.
     let signer: URLSigner?
+    /// Set when `origins.allow` lists hosts: /proxy is on.
+    let remote: RemoteSource?
     /// Open connections and in-flight requests, from the server once it exists.
     let serverState = Mutex<(@Sendable () -> (connections: Int, inFlight: Int))?>(nil)
     private let draining = Atomic<Bool>(false)
@@ -31,6 +33,14 @@ public final class ThumbdApp: HTTPHandler {
             disk?.startIndexing()
         }
         self.store = VariantStore(memory: MemoryCache(capacityBytes: config.cache.memoryBytes), disk: disk)
+        if config.origins.allow.isEmpty {
+            remote = nil
+        } else {
+            let fetcher = OriginFetcher(allow: OriginAllowList(config.origins.allow), allowPrivate: config.origins.allowPrivate,
+                                        maxRedirects: config.origins.maxRedirects, connectTimeout: config.origins.connectTimeout,
+                                        totalTimeout: config.origins.timeout, maxBytes: config.limits.maxSourceBytes)
+            remote = RemoteSource(fetcher: fetcher, store: store, ttl: config.origins.ttl, logger: logger, metrics: metrics)
+        }
     }
 
     /// Nil when the target may be served; a 403 when signing is on and its signature is
@@ -57,6 +67,10 @@ public final class ThumbdApp: HTTPHandler {
         if path.utf8.starts(with: "/img/".utf8) {
             if let refusal = allowReadOnly(request) { return responder.respond(refusal) }
             return ImageRoute(app: self).handle(request, responder: responder)
+        }
+        if path == "/proxy" {
+            if let refusal = allowReadOnly(request) { return responder.respond(refusal) }
+            return ProxyRoute(app: self).handle(request, responder: responder)
         }
         if path == "/health" {
             return responder.respond(allowReadOnly(request) ?? health())
@@ -97,6 +111,10 @@ public final class ThumbdApp: HTTPHandler {
         metrics.gauge("thumbd_transform_queue_depth", [], pool.queueDepth)
         metrics.gauge("thumbd_transforms_running", [], pool.running)
         metrics.total("thumbd_coalesced_requests_total", [], coalescer.joined.count)
+        if let remote {
+            metrics.total("thumbd_origin_stale_served_total", [], remote.staleServed.count)
+            metrics.total("thumbd_origin_shared_fetches_total", [], remote.sharedFetches)
+        }
         if let state = serverState.withLock({ $0 })?() {
             metrics.gauge("thumbd_http_open_connections", [], state.connections)
             metrics.gauge("thumbd_http_requests_in_flight", [], state.inFlight)

@@ -1,0 +1,49 @@
+#ifndef THUMBD_CURLSHIM_H
+#define THUMBD_CURLSHIM_H
+
+#include <stddef.h>
+#include <sys/socket.h>
+
+/* One HTTP(S) GET with libcurl, without following redirects (the caller checks each hop),
+ * ignoring proxy settings from the environment, and asking `allow_address` before any
+ * socket is opened: the connect-time check that DNS rebinding cannot get around. */
+
+typedef enum {
+    TF_OK = 0,
+    TF_TIMEOUT = 1,
+    TF_BLOCKED = 2,     /* every address of the host was refused by allow_address */
+    TF_TOO_LARGE = 3,   /* the body passed max_bytes (cut off while streaming) */
+    TF_CONNECT = 4,     /* DNS failure, refused connection, TLS failure, ... */
+    TF_PROTOCOL = 5,    /* not http or https */
+    TF_OTHER = 6
+} tf_error;
+
+typedef struct {
+    const char *url;
+    long connect_timeout_ms;
+    long total_timeout_ms;
+    size_t max_bytes;
+    const char *if_none_match;      /* NULL when not revalidating */
+    const char *if_modified_since;  /* NULL when not revalidating */
+    /* Returns 1 to allow connecting to this address. */
+    int (*allow_address)(const struct sockaddr *address, socklen_t length, void *context);
+    void *context;
+} tf_request;
+
+typedef struct {
+    tf_error error;
+    long status;
+    unsigned char *body;    /* malloc'd; tf_response_free */
+    size_t body_length;
+    char etag[256];
+    char last_modified[64];
+    char content_type[128];
+    char location[2048];
+    char message[256];
+} tf_response;
+
+int tf_global_init(void);
+void tf_fetch(const tf_request *request, tf_response *response);
+void tf_response_free(tf_response *response);
+
+#endif

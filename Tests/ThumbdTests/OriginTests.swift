@@ -1,0 +1,274 @@
+import Dispatch
+import Foundation
+import HTTP
+import Imaging
+import Synchronization
+import Testing
+import TestSupport
+@testable import Thumbd
+
+/// An origin for the proxy tests: thumbd's own HTTP server with a few behaviours.
+final class TestOrigin: HTTPHandler, @unchecked Sendable {
+    let photo: [UInt8] = try! ImageSynthesis.pattern(width: 800, height: 600, seed: 3).encode(.jpeg)
+    let requests = Mutex<[String]>([])
+    let conditional = Counter()
+    var server: HTTPServer!
+    var port: Int { server.port }
+
+    init() throws {
+        server = try HTTPServer(configuration: ServerConfiguration(host: "127.0.0.1", port: 0, eventLoops: 1), handler: self)
+    }
+
+    func count(_ path: String) -> Int { requests.withLock { $0.filter { $0 == path }.count } }
+
+    func handle(_ request: HTTPRequest, responder: HTTPResponder) {
+        let path = String(request.path)
+        requests.withLock { $0.append(path) }
+        switch path {
+        case "/photo.jpg":
+            if request.headers["If-None-Match"] != nil { conditional.increment() }
+            let rep = Representation(contentType: "image/jpeg", body: .bytes(photo), etag: EntityTag("v1"),
+                                     lastModified: Timestamp(seconds: 1_700_000_000))
+            responder.respond(rep.response(to: request))
+        case "/slow.jpg":
+            DispatchQueue.global().asyncAfter(deadline: .now() + 3) { [photo] in
+                responder.respond(HTTPResponse(headers: HTTPHeaders([("Content-Type", "image/jpeg")]), body: .bytes(photo)))
+            }
+        case "/missing.jpg":
+            responder.respond(ProblemDetails(.notFound, detail: "no").response)
+        case "/error.jpg":
+            responder.respond(ProblemDetails(.internalServerError, detail: "boom").response)
+        case "/text":
+            responder.respond(HTTPResponse(contentType: "text/plain", body: "not an image"))
+        case "/redirect-home":
+            var response = HTTPResponse(status: HTTPStatus(302))
+            response.headers.add("Location", "/photo.jpg")
+            responder.respond(response)
+        case "/redirect-away":
+            var response = HTTPResponse(status: HTTPStatus(302))
+            response.headers.add("Location", "http://elsewhere.invalid/photo.jpg")
+            responder.respond(response)
+        default:
+            responder.respond(ProblemDetails(.notFound, detail: "no").response)
+        }
+    }
+}
+
+/// A raw TCP listener on 127.0.0.1 that counts connections and, optionally, streams an
+/// endless close-delimited body (no Content-Length), counting the bytes it got out.
+final class RawListener: @unchecked Sendable {
+    let fd: Int32
+    let port: Int
+    let accepted = Counter()
+    let bytesSent = Mutex(0)
+
+    init(streamBody: Bool) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.fd = fd
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        listen(fd, 16)
+        var bound = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &bound) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        self.port = Int(UInt16(bigEndian: bound.sin_port))
+        Thread { [self] in
+            while true {
+                let client = accept(fd, nil, nil)
+                if client < 0 { return }
+                accepted.increment()
+                guard streamBody else { close(client); continue }
+                Thread { [self] in
+                    var request = [UInt8](repeating: 0, count: 4096)
+                    _ = recv(client, &request, request.count, 0)
+                    let head = Array("HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\nConnection: close\r\n\r\n".utf8)
+                    _ = send(client, head, head.count, Int32(MSG_NOSIGNAL))
+                    var chunk = [UInt8](repeating: 0xFF, count: 64 * 1024)
+                    chunk[0] = 0xFF; chunk[1] = 0xD8; chunk[2] = 0xFF
+                    for _ in 0..<1600 {  // 100 MiB at most
+                        let n = send(client, chunk, chunk.count, Int32(MSG_NOSIGNAL))
+                        if n <= 0 { break }
+                        bytesSent.withLock { $0 += n }
+                    }
+                    close(client)
+                }.start()
+            }
+        }.start()
+    }
+
+    deinit {
+        shutdown(fd, Int32(SHUT_RDWR))
+        close(fd)
+    }
+}
+
+@Suite struct OriginTests {
+    func fixture(_ configure: (inout ThumbdConfig) -> Void = { _ in }) throws -> LibraryFixture {
+        try LibraryFixture { config in
+            config.origins.allow = ["127.0.0.1"]
+            config.origins.allowPrivate = true
+            config.origins.timeout = 1.5
+            configure(&config)
+        }
+    }
+
+    func proxy(_ f: LibraryFixture, _ url: String, _ params: String = "") throws -> RawHTTPClient.Response {
+        let encoded = url.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        return try RawHTTPClient(port: f.port, timeout: 30).request("GET", "/proxy?url=\(encoded)\(params)")
+    }
+
+    @Test func fetchesResizesAndServesWithHeaders() throws {
+        let origin = try TestOrigin()
+        let f = try fixture()
+        let response = try proxy(f, "http://127.0.0.1:\(origin.port)/photo.jpg", "&w=200")
+        #expect(response.status == 200, "\(response.text)")
+        let header = try ImageHeader.read(response.body)
+        #expect(header.width == 200 && header.height == 150)
+        #expect(response.header("ETag") != nil && response.header("Cache-Control") == "public, max-age=86400")
+        #expect(response.header("Server-Timing")?.contains("fetch;dur=") == true)
+        let original = try proxy(f, "http://127.0.0.1:\(origin.port)/photo.jpg")
+        #expect(original.status == 200 && original.body == origin.photo)
+    }
+
+    @Test func fiveSizesOfOneOriginalMakeOneFetch() throws {
+        let origin = try TestOrigin()
+        let f = try fixture()
+        let port = f.port, url = "http://127.0.0.1:\(origin.port)/photo.jpg"
+        let statuses = concurrently(5) { i in
+            (try? RawHTTPClient(port: port, timeout: 30).request("GET",
+                "/proxy?url=\(url.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)&w=\(100 + 50 * i)").status) ?? 0
+        }
+        #expect(statuses == [200, 200, 200, 200, 200])
+        #expect(origin.count("/photo.jpg") == 1)
+        #expect(try proxy(f, url, "&w=100").header("X-Cache") == "memory")
+        #expect(origin.count("/photo.jpg") == 1)
+    }
+
+    @Test func afterTheTTLTheOriginalIsRevalidated() throws {
+        let origin = try TestOrigin()
+        let f = try fixture { $0.origins.ttl = 0.5 }
+        let url = "http://127.0.0.1:\(origin.port)/photo.jpg"
+        #expect(try proxy(f, url, "&w=120").status == 200)
+        Thread.sleep(forTimeInterval: 0.7)
+        let again = try proxy(f, url, "&w=130")
+        #expect(again.status == 200)
+        #expect(origin.count("/photo.jpg") == 2)
+        #expect(origin.conditional.count == 1)  // If-None-Match: "v1", answered 304
+        // The same thumbnail as before the revalidation: the version did not change.
+        #expect(try proxy(f, url, "&w=120").header("X-Cache") == "memory")
+    }
+
+    @Test func aStaleCopyIsServedWhenTheOriginIsDown() throws {
+        var origin: TestOrigin? = try TestOrigin()
+        let f = try fixture { $0.origins.ttl = 0.3 }
+        let url = "http://127.0.0.1:\(origin!.port)/photo.jpg"
+        #expect(try proxy(f, url, "&w=90").status == 200)
+        origin!.server.stop()
+        origin = nil
+        Thread.sleep(forTimeInterval: 0.5)
+        let stale = try proxy(f, url, "&w=95")
+        #expect(stale.status == 200, "\(stale.text)")
+        #expect(f.service.app.remote?.staleServed.count == 1)
+    }
+
+    @Test(arguments: [("/missing.jpg", 502), ("/error.jpg", 502), ("/text", 502), ("/slow.jpg", 504),
+                      ("/redirect-away", 403), ("/redirect-home", 200)])
+    func originProblemsMapToStatuses(_ path: String, _ status: Int) throws {
+        let origin = try TestOrigin()
+        let f = try fixture()
+        let start = Date()
+        let response = try proxy(f, "http://127.0.0.1:\(origin.port)\(path)", "&w=50")
+        #expect(response.status == status, "\(path): \(response.text)")
+        if status != 200 { #expect(response.header("Content-Type") == "application/problem+json") }
+        if path == "/slow.jpg" { #expect(Date().timeIntervalSince(start) < 3, "answered by the timeout, not the origin") }
+    }
+
+    @Test func aBodyOverTheLimitIsCutOffWhileItStreams() throws {
+        let listener = try RawListener(streamBody: true)
+        let f = try fixture { $0.limits.maxSourceBytes = 1 << 20 }
+        let response = try proxy(f, "http://127.0.0.1:\(listener.port)/endless.jpg", "&w=50")
+        #expect(response.status == 413)
+        Thread.sleep(forTimeInterval: 0.2)
+        let sent = listener.bytesSent.withLock { $0 }
+        #expect(sent < 16 << 20, "the origin got \(sent) bytes out: the fetch must stop near the 1 MiB limit")
+    }
+
+    @Test func badRequestsAndDisallowedOrigins() throws {
+        let f = try fixture()
+        #expect(try RawHTTPClient(port: f.port).request("GET", "/proxy?w=10").status == 400)
+        #expect(try proxy(f, "ftp://127.0.0.1/x.jpg").status == 400)
+        #expect(try proxy(f, "file:///etc/passwd").status == 400)
+        #expect(try proxy(f, "http://example.com/a.jpg").status == 403)
+        let off = try LibraryFixture()
+        #expect(try proxy(off, "http://127.0.0.1/a.jpg").status == 403)
+    }
+
+    /// SSRF: with private addresses refused, every spelling of loopback is refused at
+    /// connect time, and the listener on 127.0.0.1 sees no connection at all.
+    @Test func loopbackInAnySpellingIsRefusedAtConnectTime() throws {
+        let listener = try RawListener(streamBody: false)
+        let f = try LibraryFixture { config in
+            config.origins.allow = ["*"]
+            config.origins.allowPrivate = false
+        }
+        let p = listener.port
+        for url in ["http://localhost:\(p)/a.jpg", "http://127.0.0.1:\(p)/a.jpg", "http://127.0.0.2:\(p)/a.jpg",
+                    "http://[::1]:\(p)/a.jpg", "http://0.0.0.0:\(p)/a.jpg", "http://[::ffff:127.0.0.1]:\(p)/a.jpg",
+                    "http://2130706433:\(p)/a.jpg", "http://0177.0.0.1:\(p)/a.jpg", "http://0x7f.1:\(p)/a.jpg"] {
+            let response = try proxy(f, url, "&w=10")
+            #expect(response.status == 403, "\(url): \(response.status) \(response.text)")
+        }
+        Thread.sleep(forTimeInterval: 0.1)
+        #expect(listener.accepted.count == 0)
+    }
+}
+
+@Suite struct AddressPolicyTests {
+    func v4(_ s: String) -> AddressPolicy.Verdict {
+        AddressPolicy.classify(ipv4: s.split(separator: ".").map { UInt8($0)! })
+    }
+
+    func v6(_ s: String) -> AddressPolicy.Verdict {
+        var addr = in6_addr()
+        #expect(inet_pton(AF_INET6, s, &addr) == 1)
+        return AddressPolicy.classify(ipv6: withUnsafeBytes(of: addr) { Array($0) })
+    }
+
+    @Test(arguments: ["0.0.0.0", "127.0.0.1", "127.255.0.9", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1",
+                      "169.254.169.254", "100.64.0.1", "100.127.255.255", "224.0.0.1", "239.1.1.1", "255.255.255.255",
+                      "192.0.2.1", "198.18.0.1", "240.0.0.1"])
+    func refusesPrivateAndSpecialIPv4(_ address: String) {
+        #expect(v4(address) != .allowed, "\(address)")
+    }
+
+    @Test(arguments: ["8.8.8.8", "1.1.1.1", "172.15.255.255", "172.32.0.1", "100.63.255.255", "100.128.0.1", "193.0.0.1"])
+    func allowsPublicIPv4(_ address: String) {
+        #expect(v4(address) == .allowed, "\(address)")
+    }
+
+    @Test(arguments: ["::", "::1", "::ffff:127.0.0.1", "::ffff:8.8.8.8", "fc00::1", "fd00:ec2::254", "fe80::1", "ff02::1",
+                      "2001:db8::1", "64:ff9b::7f00:1", "64:ff9b::a00:1", "2002:7f00:1::1", "::127.0.0.1"])
+    func refusesPrivateAndSpecialIPv6(_ address: String) {
+        #expect(v6(address) != .allowed, "\(address)")
+    }
+
+    @Test(arguments: ["2606:4700::1111", "2a00:1450:4001::200e", "64:ff9b::808:808"])
+    func allowsPublicIPv6(_ address: String) {
+        #expect(v6(address) == .allowed, "\(address)")
+    }
+
+    @Test func allowListPatterns() {
+        let allow = OriginAllowList(["images.example.com", "*.cdn.example.org", "EXAMPLE.net."])
+        #expect(allow.allows(host: "images.example.com") && allow.allows(host: "IMAGES.example.com."))
+        #expect(allow.allows(host: "a.cdn.example.org") && allow.allows(host: "a.b.cdn.example.org"))
+        #expect(!allow.allows(host: "cdn.example.org") && !allow.allows(host: "evilcdn.example.org"))
+        #expect(allow.allows(host: "example.net") && !allow.allows(host: "www.example.net"))
+        #expect(!allow.allows(host: "images.example.com.evil.com"))
+        #expect(OriginAllowList(["*"]).allows(host: "anything.test"))
+        #expect(OriginAllowList([]).isEmpty && !OriginAllowList([]).allows(host: "x"))
+    }
+}
