@@ -24,6 +24,19 @@ public struct ImageHeader: Sendable, Equatable {
         var header = tv_header()
         var err: UnsafeMutablePointer<CChar>?
         let rc = bytes.withUnsafeBytes { tv_read_header($0.baseAddress, $0.count, &header, &err) }
+        return try make(header, rc: rc, err: err)
+    }
+
+    /// The header of an image file, read without decoding (only its first blocks are read).
+    public static func read(path: String) throws(ImagingError) -> ImageHeader {
+        Vips.start()
+        var header = tv_header()
+        var err: UnsafeMutablePointer<CChar>?
+        let rc = tv_read_header_file(path, &header, &err)
+        return try make(header, rc: rc, err: err)
+    }
+
+    private static func make(_ header: tv_header, rc: Int32, err: UnsafeMutablePointer<CChar>?) throws(ImagingError) -> ImageHeader {
         guard rc == 0 else {
             let message = takeMessage(err)
             throw rc == -2 ? .unsupportedFormat : .undecodable(message)

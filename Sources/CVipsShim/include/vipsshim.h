@@ -36,6 +36,9 @@ const char *tv_version(void);
  * callers decide from return codes, never from message text.) */
 int tv_read_header(const void *buf, size_t len, tv_header *out, char **err);
 
+/* The same, from a file: only the header is read. */
+int tv_read_header_file(const char *path, tv_header *out, char **err);
+
 /* Shrink-on-load thumbnail of an encoded image, auto-rotated, first page only; fails on
  * truncated input. */
 VipsImage *tv_thumbnail(const void *buf, size_t len, int width, int height, tv_size size, tv_crop crop, char **err);

@@ -31,6 +31,10 @@ public struct QueryParameters: Sendable, Equatable {
 
     public var isEmpty: Bool { pairs.isEmpty }
 
+    public static let empty = QueryParameters(pairs: [])
+
+    private init(pairs: [(name: String, value: String)]) { self.pairs = pairs }
+
     static func decode(_ s: Substring) -> String? {
         // Most parameters are plain: no escapes, no '+'.
         if !s.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) { return String(s) }

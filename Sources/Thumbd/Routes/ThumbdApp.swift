@@ -16,6 +16,7 @@ public final class ThumbdApp: HTTPHandler {
     let signer: URLSigner?
     /// Set when `origins.allow` lists hosts: /proxy is on.
     let remote: RemoteSource?
+    let index: LibraryIndex
     /// Open connections and in-flight requests, from the server once it exists.
     let serverState = Mutex<(@Sendable () -> (connections: Int, inFlight: Int))?>(nil)
     private let draining = Atomic<Bool>(false)
@@ -26,6 +27,7 @@ public final class ThumbdApp: HTTPHandler {
         self.config = config
         self.signer = config.security.key.isEmpty ? nil : URLSigner(key: config.security.key)
         self.files = LibraryFileCache(library: library)
+        self.index = LibraryIndex(root: library.rootPath)
         self.pool = WorkerPool(workers: config.limits.workers, queueLimit: config.limits.queue)
         var disk: DiskCache?
         if config.cache.diskBytes > 0 {
@@ -41,6 +43,27 @@ public final class ThumbdApp: HTTPHandler {
                                         totalTimeout: config.origins.timeout, maxBytes: config.limits.maxSourceBytes)
             remote = RemoteSource(fetcher: fetcher, store: store, ttl: config.origins.ttl, logger: logger, metrics: metrics)
         }
+    }
+
+    /// The URL of a library image, with `query` if any, signed when signing is on.
+    func imageURL(_ path: String, _ query: String = "") -> String {
+        let target = "/img/" + Self.percentEncodePath(path) + (query.isEmpty ? "" : "?" + query)
+        return signer?.sign(target) ?? target
+    }
+
+    /// Percent-encodes a library path for a URL (slashes kept).
+    static func percentEncodePath(_ path: String) -> String {
+        var out = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"), UInt8(ascii: "/"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 15, radix: 16, uppercase: true)
+            }
+        }
+        return out
     }
 
     /// Nil when the target may be served; a 403 when signing is on and its signature is
@@ -74,6 +97,14 @@ public final class ThumbdApp: HTTPHandler {
         }
         if path == "/health" {
             return responder.respond(allowReadOnly(request) ?? health())
+        }
+        if path == "/v1/images" {
+            if let refusal = allowReadOnly(request) { return responder.respond(refusal) }
+            return ListingRoute(app: self).handle(request, responder: responder)
+        }
+        if path == "/" {
+            if let refusal = allowReadOnly(request) { return responder.respond(refusal) }
+            return GalleryPage(app: self).handle(request, responder: responder)
         }
         if path == "/metrics" {
             return responder.respond(allowReadOnly(request) ?? metricsResponse())

@@ -1,0 +1,75 @@
+import Cache
+import HTTP
+import Imaging
+
+/// `GET /v1/images?page=1&limit=30`: the library's images as JSON, a page at a time, with a
+/// `Link: rel="next"` header while more pages exist, and an ETag (304 when unchanged).
+struct ListingRoute {
+    let app: ThumbdApp
+
+    struct Paging: Equatable {
+        var page: Int
+        var limit: Int
+    }
+
+    /// Pure: the paging a query asks for, or a 400 naming the parameter.
+    static func paging(_ query: QueryParameters) -> Result<Paging, TransformRequest.ParameterError> {
+        var paging = Paging(page: 1, limit: 30)
+        var seen: Set<String> = []
+        for (name, value) in query.pairs {
+            guard name == "page" || name == "limit" else {
+                return .failure(.init(parameter: name, detail: "unknown parameter '\(name)'"))
+            }
+            guard seen.insert(name).inserted else { return .failure(.init(parameter: name, detail: "parameter '\(name)' is repeated")) }
+            let range = name == "page" ? 1...1_000_000 : 1...100
+            guard value.utf8.count <= 7, value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let n = Int(value), range.contains(n) else {
+                return .failure(.init(parameter: name, detail: "\(name) must be an integer in \(range.lowerBound)...\(range.upperBound), got '\(value)'"))
+            }
+            if name == "page" { paging.page = n } else { paging.limit = n }
+        }
+        return .success(paging)
+    }
+
+    func handle(_ request: HTTPRequest, responder: HTTPResponder) {
+        let paging: Paging
+        do {
+            switch Self.paging(try QueryParameters(parsing: request.query)) {
+            case .success(let p): paging = p
+            case .failure(let e):
+                return responder.respond(ProblemDetails(.badRequest, detail: e.detail, extensions: [("parameter", e.parameter)]).response)
+            }
+        } catch {
+            return responder.respond(ProblemDetails(.badRequest, detail: "malformed query string").response)
+        }
+        // Walking the folder is file-system work: it goes to the pool, not the event loop.
+        let accepted = app.pool.submit { [app] in
+            let snapshot = app.index.current()
+            responder.respond(Self.representation(snapshot, paging, app: app).response(to: request))
+        }
+        if !accepted {
+            var response = ProblemDetails(.serviceUnavailable, detail: "too busy; try again shortly").response
+            response.headers.set("Retry-After", "1")
+            responder.respond(response)
+        }
+    }
+
+    static func representation(_ snapshot: LibraryIndex.Snapshot, _ paging: Paging, app: ThumbdApp) -> Representation {
+        let start = min(snapshot.items.count, (paging.page - 1) * paging.limit)
+        let end = min(snapshot.items.count, start + paging.limit)
+        let page = snapshot.items[start..<end]
+        let objects = page.map { item in
+            "{\"id\":\(JSONText.quote(item.path)),\"width\":\(item.width),\"height\":\(item.height),"
+                + "\"bytes\":\(item.bytes),\"format\":\(JSONText.quote(item.format.rawValue)),"
+                + "\"url\":\(JSONText.quote(app.imageURL(item.path)))}"
+        }
+        var headers = HTTPHeaders()
+        headers.add("Cache-Control", "no-cache")
+        if end < snapshot.items.count {
+            headers.add("Link", "</v1/images?page=\(paging.page + 1)&limit=\(paging.limit)>; rel=\"next\"")
+        }
+        headers.add("X-Total-Count", String(snapshot.items.count))
+        let etag = EntityTag("l" + StableHash.hex128("\(snapshot.fingerprint)|\(paging.page)|\(paging.limit)|\(app.signer != nil)"))
+        return Representation(contentType: "application/json", body: .text("[" + objects.joined(separator: ",") + "]"),
+                              etag: etag, headers: headers)
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+@testable import Thumbd
+
+/// The gallery in a real browser: headless Chromium (Debian's package, installed here when
+/// missing and running as root) loads `/` from the running server.
+@Suite struct GalleryBrowserTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func chromium() throws -> String {
+        for path in ["/usr/bin/chromium", "/usr/bin/chromium-browser"] where FileManager.default.isExecutableFile(atPath: path) {
+            return path
+        }
+        guard getuid() == 0 else {
+            throw Missing(message: "the browser test needs Chromium: sudo apt-get install -y chromium")
+        }
+        try run("/usr/bin/env", ["DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-qq", "chromium"])
+        return "/usr/bin/chromium"
+    }
+
+    struct Missing: Error { let message: String }
+
+    @discardableResult
+    static func run(_ tool: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static let flags = ["--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
+                        "--disable-dev-shm-usage", "--user-data-dir=\(FileManager.default.temporaryDirectory.path)/thumbd-chromium-\(UUID().uuidString)"]
+
+    @Test func thumbnailsLoadTheTwoXCandidateIsUsedAndTheLargeViewOpens() throws {
+        let browser = try Self.chromium()
+        let f = try LibraryFixture { $0.library.demo = true }
+        let base = "http://127.0.0.1:\(f.port)/"
+        let shots = Self.root.appendingPathComponent(".build/gallery-screenshots")
+        try FileManager.default.createDirectory(at: shots, withIntermediateDirectories: true)
+        for (name, size, scale) in [("desktop", "1280,900", "1"), ("phone", "390,844", "2")] {
+            let file = shots.appendingPathComponent("\(name).png").path
+            try? FileManager.default.removeItem(atPath: file)
+            try Self.run(browser, Self.flags + ["--window-size=\(size)", "--force-device-scale-factor=\(scale)",
+                                                "--virtual-time-budget=10000", "--screenshot=\(file)", base])
+            let bytes = (try? Data(contentsOf: URL(fileURLWithPath: file))) ?? Data()
+            #expect(bytes.count > 10_000 && bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]), "\(name) screenshot")
+        }
+        let dom = try Self.run(browser, Self.flags + ["--window-size=390,844", "--force-device-scale-factor=2",
+                                                      "--virtual-time-budget=20000", "--dump-dom", base + "?selftest=1"])
+        let start = try #require(dom.range(of: "<pre id=\"selftest\">")), end = try #require(dom.range(of: "</pre>", range: start.upperBound..<dom.endIndex))
+        let text = String(dom[start.upperBound..<end.lowerBound]).replacingOccurrences(of: "&amp;", with: "&")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        #expect(report["dpr"] as? Double == 2)
+        let images = try #require(report["images"] as? [[String: Any]])
+        #expect(images.count >= 2)
+        for image in images {
+            #expect((image["width"] as? Int ?? 0) > 0, "loaded: \(image)")
+            #expect((image["src"] as? String ?? "").contains("&dpr=2"), "2x candidate: \(image)")
+        }
+        #expect(report["viewerOpen"] as? Bool == true)
+        let large = try #require(report["large"] as? [String: Any])
+        #expect((large["width"] as? Int ?? 0) > 0 && (large["src"] as? String ?? "").contains("fit=contain"))
+        #expect((report["afterArrow"] as? String ?? "").isEmpty == false)
+        // The server made the 2x thumbnails the browser asked for.
+        #expect(f.service.app.transformsRun.count >= images.count)
+    }
+}
