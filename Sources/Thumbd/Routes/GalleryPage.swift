@@ -140,6 +140,10 @@ struct GalleryPage {
             if (e.key === 'ArrowLeft') { e.preventDefault(); show(index - 1); }
             if (e.key === 'ArrowRight') { e.preventDefault(); show(index + 1); }
           });
+          // #view=N opens image N: a link to one image of a page.
+          const deep = /^#view=(\\d+)$/.exec(location.hash);
+          if (deep && links[+deep[1]]) open(+deep[1]);
+          viewer.addEventListener('close', () => { if (location.hash) history.replaceState(null, '', location.pathname + location.search); });
           if (\(selftest ? "true" : "false")) selftest();
           async function selftest() {
             const wait = ms => new Promise(r => setTimeout(r, ms));
