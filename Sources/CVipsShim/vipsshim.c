@@ -33,15 +33,8 @@ int tv_init(const char *argv0) {
 
 const char *tv_version(void) { return vips_version_string(); }
 
-int tv_read_header(const void *buf, size_t len, tv_header *out, char **err) {
-    memset(out, 0, sizeof *out);
-    const char *loader = vips_foreign_find_load_buffer(buf, len);
-    if (!loader) {
-        fail(err);
-        return -2;
-    }
-    VipsImage *im = vips_image_new_from_buffer(buf, len, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
-    if (!im) return fail(err);
+/* The header fields of a lazily opened image; releases `im`. */
+static int fill_header(VipsImage *im, const char *loader, tv_header *out) {
     out->width = vips_image_get_width(im);
     out->height = vips_image_get_page_height(im);
     out->bands = vips_image_get_bands(im);
@@ -57,6 +50,18 @@ int tv_read_header(const void *buf, size_t len, tv_header *out, char **err) {
     return 0;
 }
 
+int tv_read_header(const void *buf, size_t len, tv_header *out, char **err) {
+    memset(out, 0, sizeof *out);
+    const char *loader = vips_foreign_find_load_buffer(buf, len);
+    if (!loader) {
+        fail(err);
+        return -2;
+    }
+    VipsImage *im = vips_image_new_from_buffer(buf, len, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+    if (!im) return fail(err);
+    return fill_header(im, loader, out);
+}
+
 int tv_read_header_file(const char *path, tv_header *out, char **err) {
     memset(out, 0, sizeof *out);
     const char *loader = vips_foreign_find_load(path);
@@ -66,18 +71,7 @@ int tv_read_header_file(const char *path, tv_header *out, char **err) {
     }
     VipsImage *im = vips_image_new_from_file(path, "access", VIPS_ACCESS_SEQUENTIAL, NULL);
     if (!im) return fail(err);
-    out->width = vips_image_get_width(im);
-    out->height = vips_image_get_page_height(im);
-    out->bands = vips_image_get_bands(im);
-    out->orientation = vips_image_get_orientation(im);
-    out->pages = vips_image_get_n_pages(im);
-    out->has_alpha = vips_image_hasalpha(im);
-    out->bits = (int)vips_format_sizeof(vips_image_get_format(im)) * 8;
-    VipsObjectClass *klass = VIPS_OBJECT_CLASS(g_type_class_ref(g_type_from_name(loader)));
-    g_strlcpy(out->loader, klass && klass->nickname ? klass->nickname : loader, sizeof out->loader);
-    if (klass) g_type_class_unref(klass);
-    g_object_unref(im);
-    return 0;
+    return fill_header(im, loader, out);
 }
 
 VipsImage *tv_thumbnail(const void *buf, size_t len, int width, int height, tv_size size, tv_crop crop, char **err) {

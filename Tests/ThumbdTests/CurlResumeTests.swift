@@ -7,16 +7,7 @@ import TestSupport
 @Suite struct CurlResumeTests {
     @discardableResult
     func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        try runProgram("/usr/bin/env", arguments)
     }
 
     @Test func anInterruptedDownloadResumesAndMatches() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Thumbd
 
 /// The gallery in a real browser: headless Chromium (Debian's package, installed here when
@@ -22,16 +23,7 @@ import Testing
 
     @discardableResult
     static func run(_ tool: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        try runProgram(tool, arguments).output
     }
 
     static let flags = ["--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",

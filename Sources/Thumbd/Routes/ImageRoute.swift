@@ -46,17 +46,13 @@ struct ImageRoute {
             return nil
         }
         // Parameters are checked before the file system is touched.
-        var transform: TransformRequest?
-        if TransformRequest.asksForTransform(query) {
-            do {
-                transform = try TransformRequest(query: query, presets: config.presets, limits: config.limits,
-                                                 defaultQuality: config.output.quality)
-            } catch {
-                responder.respond(ProblemDetails(.badRequest, detail: error.detail, extensions: [("parameter", error.parameter)]).response)
-                return nil
-            }
+        switch app.transformRequest(query) {
+        case .success(let transform):
+            return ParsedTarget(path: path, transform: transform)
+        case .failure(let refusal):
+            responder.respond(refusal.response)
+            return nil
         }
-        return ParsedTarget(path: path, transform: transform)
     }
 
     private func serve(_ request: HTTPRequest, _ responder: HTTPResponder, _ parsed: ParsedTarget) {

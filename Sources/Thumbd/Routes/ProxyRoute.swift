@@ -36,14 +36,10 @@ struct ProxyRoute {
         }
         var rest = query
         rest.pairs.removeAll { $0.name == "url" }
-        var transform: TransformRequest?
-        if TransformRequest.asksForTransform(rest) {
-            do {
-                transform = try TransformRequest(query: rest, presets: config.presets, limits: config.limits,
-                                                 defaultQuality: config.output.quality)
-            } catch {
-                return responder.respond(ProblemDetails(.badRequest, detail: error.detail, extensions: [("parameter", error.parameter)]).response)
-            }
+        let transform: TransformRequest?
+        switch app.transformRequest(rest) {
+        case .success(let parsed): transform = parsed
+        case .failure(let refusal): return responder.respond(refusal.response)
         }
         let accept = request.headers["Accept"]
         let image = ImageRoute(app: app)

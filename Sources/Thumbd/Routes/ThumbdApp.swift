@@ -45,6 +45,18 @@ public final class ThumbdApp: HTTPHandler {
         }
     }
 
+    /// The transform a query asks for (nil: none), or the 400 that names the bad parameter.
+    func transformRequest(_ query: QueryParameters) -> Result<TransformRequest?, HTTPResponseBox> {
+        guard TransformRequest.asksForTransform(query) else { return .success(nil) }
+        do {
+            return .success(try TransformRequest(query: query, presets: config.presets, limits: config.limits,
+                                                 defaultQuality: config.output.quality))
+        } catch {
+            return .failure(HTTPResponseBox(ProblemDetails(.badRequest, detail: error.detail,
+                                                           extensions: [("parameter", error.parameter)]).response))
+        }
+    }
+
     /// The URL of a library image, with `query` if any, signed when signing is on.
     func imageURL(_ path: String, _ query: String = "") -> String {
         let target = "/img/" + Self.percentEncodePath(path) + (query.isEmpty ? "" : "?" + query)
@@ -164,4 +176,10 @@ public final class ThumbdApp: HTTPHandler {
         }
         return HTTPResponse(status: .ok, contentType: "application/json", body: #"{"status":"ok"}"#, headers: headers)
     }
+}
+
+/// A response carried as an error value.
+struct HTTPResponseBox: Error {
+    let response: HTTPResponse
+    init(_ response: HTTPResponse) { self.response = response }
 }
