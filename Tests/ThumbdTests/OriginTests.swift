@@ -30,6 +30,8 @@ final class TestOrigin: HTTPHandler, @unchecked Sendable {
             let rep = Representation(contentType: "image/jpeg", body: .bytes(photo), etag: EntityTag("v1"),
                                      lastModified: Timestamp(seconds: 1_700_000_000))
             responder.respond(rep.response(to: request))
+        case "/undated.jpg":
+            responder.respond(HTTPResponse(headers: HTTPHeaders([("Content-Type", "image/jpeg")]), body: .bytes(photo)))
         case "/slow.jpg":
             DispatchQueue.global().asyncAfter(deadline: .now() + 3) { [photo] in
                 responder.respond(HTTPResponse(headers: HTTPHeaders([("Content-Type", "image/jpeg")]), body: .bytes(photo)))
@@ -130,8 +132,13 @@ final class RawListener: @unchecked Sendable {
         #expect(header.width == 200 && header.height == 150)
         #expect(response.header("ETag") != nil && response.header("Cache-Control") == "public, max-age=86400")
         #expect(response.header("Server-Timing")?.contains("fetch;dur=") == true)
+        #expect(response.header("Last-Modified") == HTTPDate.format(1_700_000_000))  // the origin's
         let original = try proxy(f, "http://127.0.0.1:\(origin.port)/photo.jpg")
         #expect(original.status == 200 && original.body == origin.photo)
+        // An origin that sends no Last-Modified gets none passed on (rather than 1970).
+        let undated = try proxy(f, "http://127.0.0.1:\(origin.port)/undated.jpg", "&w=60")
+        #expect(undated.status == 200 && undated.header("Last-Modified") == nil)
+        #expect(undated.header("ETag") != nil)  // the version falls back to a checksum of the bytes
     }
 
     @Test func fiveSizesOfOneOriginalMakeOneFetch() throws {

@@ -145,7 +145,7 @@ struct ImageRoute {
     /// `lastModified` is the source's, already formatted (the key covers the source version,
     /// so it is the variant's too).
     func representation(body: ResponseBody, contentType: String, etag: String, xCache: String, timing: String,
-                                vary: Bool, lastModified: Timestamp) -> Representation {
+                                vary: Bool, lastModified: Timestamp?) -> Representation {
         var headers = HTTPHeaders()
         headers.add("Cache-Control", config.output.cacheControl)
         if vary { headers.add("Vary", "Accept") }

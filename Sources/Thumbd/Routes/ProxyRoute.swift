@@ -51,7 +51,7 @@ struct ProxyRoute {
                 let timing = "cache;desc=\(hit.tier.rawValue)"
                 return responder.respond(image.representation(body: hit.body, contentType: hit.contentType, etag: hit.etag,
                                                               xCache: hit.tier.rawValue, timing: timing, vary: vary,
-                                                              lastModified: Timestamp(seconds: hit.lastModified)).response(to: request))
+                                                              lastModified: Self.timestamp(hit.lastModified)).response(to: request))
             }
         }
         let identity = "proxy|\(url)|\(transform?.options.canonicalText ?? "original")|\(vary ? FormatNegotiation.modernFormat(accept: accept)?.rawValue ?? "legacy" : "")"
@@ -63,7 +63,7 @@ struct ProxyRoute {
                     let xCache = timing.hasPrefix("cache;desc=") ? String(timing.dropFirst("cache;desc=".count)) : "miss"
                     responder.respond(image.representation(body: .bytes(variant.bytes), contentType: variant.contentType,
                                                            etag: variant.etag, xCache: xCache, timing: timing, vary: vary,
-                                                           lastModified: Timestamp(seconds: variant.lastModified)).response(to: request))
+                                                           lastModified: Self.timestamp(variant.lastModified)).response(to: request))
                 case .failed(let problem, let retryAfter):
                     var response = problem.response
                     if let retryAfter { response.headers.set("Retry-After", String(retryAfter)) }
@@ -126,6 +126,9 @@ struct ProxyRoute {
         }
         return (CacheKey("proxy|\(url)|\(version)|\(options.canonicalText)|\(formatInKey)"), options)
     }
+
+    /// The origin's Last-Modified; none when it sent none (not 1970).
+    static func timestamp(_ seconds: Int) -> Timestamp? { seconds > 0 ? Timestamp(seconds: seconds) : nil }
 
     static func problem(for failure: RemoteSource.Failure) -> ProblemDetails {
         switch failure {
