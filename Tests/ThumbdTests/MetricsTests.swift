@@ -57,6 +57,8 @@ struct PrometheusText {
         #expect(try get("/health").status == 200)
         // A worker answers before it counts itself idle: let it finish.
         for _ in 0..<400 where f.service.app.pool.running > 0 { Thread.sleep(forTimeInterval: 0.005) }
+        // ...and let the server see the earlier clients hang up.
+        for _ in 0..<400 where f.service.server.openConnections > 0 { Thread.sleep(forTimeInterval: 0.005) }
         let scrape = try get("/metrics")
         #expect(scrape.status == 200)
         #expect(scrape.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
