@@ -133,6 +133,10 @@ final class RawListener: @unchecked Sendable {
         #expect(response.header("ETag") != nil && response.header("Cache-Control") == "public, max-age=86400")
         #expect(response.header("Server-Timing")?.contains("fetch;dur=") == true)
         #expect(response.header("Last-Modified") == HTTPDate.format(1_700_000_000))  // the origin's
+        // Proxied transforms are counted like library ones.
+        let metrics = try PrometheusText(RawHTTPClient(port: f.port).request("GET", "/metrics").text)
+        #expect(metrics.value("thumbd_transforms_total", ["format": "jpeg", "result": "ok"]) == 1)
+        #expect(metrics.value("thumbd_origin_fetches_total", ["result": "ok"]) == 1)
         let original = try proxy(f, "http://127.0.0.1:\(origin.port)/photo.jpg")
         #expect(original.status == 200 && original.body == origin.photo)
         // An origin that sends no Last-Modified gets none passed on (rather than 1970).

@@ -18,17 +18,12 @@ struct GalleryPage {
         let query = (try? QueryParameters(parsing: request.query)) ?? QueryParameters.empty
         let page = query.pairs.first { $0.name == "page" }.flatMap { Int($0.value) }.map { max(1, $0) } ?? 1
         let selftest = query.pairs.contains { $0.name == "selftest" && $0.value == "1" }
-        let accepted = app.pool.submit { [app] in
+        app.onPool(responder) { [app] in
             let snapshot = app.index.current()
             var headers = HTTPHeaders()
             headers.add("Content-Type", "text/html; charset=utf-8")
             headers.add("Cache-Control", "no-cache")
             responder.respond(HTTPResponse(headers: headers, body: .text(Self.render(snapshot, page: page, selftest: selftest, app: app))))
-        }
-        if !accepted {
-            var response = ProblemDetails(.serviceUnavailable, detail: "too busy; try again shortly").response
-            response.headers.set("Retry-After", "1")
-            responder.respond(response)
         }
     }
 

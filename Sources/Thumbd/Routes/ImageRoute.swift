@@ -114,31 +114,14 @@ struct ImageRoute {
                     responder.respond(representation(body: .bytes(variant.bytes), contentType: variant.contentType,
                                                      etag: variant.etag, xCache: "miss", timing: timing, vary: vary,
                                                      lastModified: entry.lastModified).response(to: request))
-                case .failed(let problem, let retryAfter):
-                    var response = problem.response
-                    if let retryAfter { response.headers.set("Retry-After", String(retryAfter)) }
+                case .failed(let response):
                     responder.respond(response)
                 }
             })
-        guard app.coalescer.join(key.hash, waiter) else { return }
-        let accepted = app.pool.submit { [app, options] in
-            if app.coalescer.abandonIfUnwanted(key.hash) { return }
-            let started = MonotonicClock.now()
-            let outcome = Self.make(entry, options: options, negotiate: transform.negotiatesFormat, config: app.config)
-            let seconds = MonotonicClock.now() - started
-            switch outcome {
-            case .made(let variant, _):
-                app.store.store(key, variant)
-                app.metrics.recordTransform(format: String(variant.contentType.dropFirst("image/".count)), ok: true, seconds: seconds)
-            case .failed:
-                app.metrics.recordTransform(format: options.format?.rawValue ?? "auto", ok: false, seconds: seconds)
-            }
-            app.transformsRun.increment()
-            app.coalescer.finish(key.hash, with: outcome)
-        }
-        if !accepted {
-            app.coalescer.finish(key.hash, with: .failed(ProblemDetails(.serviceUnavailable,
-                detail: "too many transforms are waiting; try again shortly"), retryAfter: 1))
+        app.coalesced(key.hash, waiter) { [app, options] in
+            let outcome = Self.make(entry, options: options, negotiate: transform.negotiatesFormat, app: app)
+            if case .made(let variant, _) = outcome { app.store.store(key, variant) }
+            return outcome
         }
     }
 
@@ -155,19 +138,20 @@ struct ImageRoute {
                               lastModified: lastModified, headers: headers)
     }
 
-    /// Runs on a worker thread.
+    /// Runs on a worker thread: reads the library file, then the shared transform step.
     static func make(_ entry: LibraryFileCache.Entry, options: TransformOptions, negotiate: Bool,
-                     config: ThumbdConfig) -> ThumbnailOutcome {
+                     app: ThumbdApp) -> ThumbnailOutcome {
         let start = MonotonicClock.now()
         guard let data = entry.content ?? entry.readAll() else {
-            return .failed(ProblemDetails(.notFound, detail: "the image changed while it was being read"), retryAfter: nil)
+            return .failed(ProblemDetails(.notFound, detail: "the image changed while it was being read").response)
         }
         let read = MonotonicClock.now() - start
-        return make(data, sourceVersion: entry.etag.opaque, lastModified: entry.file.modifiedSeconds, options: options,
-                    negotiate: negotiate, config: config, timing: "read;dur=" + ServerTiming.milliseconds(read))
+        return app.makeThumbnail(data, sourceVersion: entry.etag.opaque, lastModified: entry.file.modifiedSeconds,
+                                 options: options, negotiate: negotiate, timing: "read;dur=" + ServerTiming.milliseconds(read))
     }
 
-    /// The transform step shared by library and remote sources. Runs on a worker thread.
+    /// The transform itself, shared by library and remote sources (through
+    /// `ThumbdApp.makeThumbnail`, which also counts it). Runs on a worker thread.
     static func make(_ data: [UInt8], sourceVersion: String, lastModified: Int, options: TransformOptions, negotiate: Bool,
                      config: ThumbdConfig, timing: String) -> ThumbnailOutcome {
         let readDone = MonotonicClock.now()
@@ -186,7 +170,7 @@ struct ImageRoute {
                                         lastModified: lastModified)
             return .made(variant, timing: timing + ", transform;dur=" + ServerTiming.milliseconds(done - readDone))
         } catch {
-            return .failed(problem(for: error), retryAfter: nil)
+            return .failed(problem(for: error).response)
         }
     }
 
@@ -204,5 +188,6 @@ struct ImageRoute {
 /// What one transform gives every request waiting for it.
 enum ThumbnailOutcome: Sendable {
     case made(CachedVariant, timing: String)
-    case failed(ProblemDetails, retryAfter: Int?)
+    /// The error response every waiter gets (a problem, possibly with Retry-After).
+    case failed(HTTPResponse)
 }

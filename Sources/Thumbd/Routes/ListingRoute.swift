@@ -42,14 +42,9 @@ struct ListingRoute {
             return responder.respond(ProblemDetails(.badRequest, detail: "malformed query string").response)
         }
         // Walking the folder is file-system work: it goes to the pool, not the event loop.
-        let accepted = app.pool.submit { [app] in
+        app.onPool(responder) { [app] in
             let snapshot = app.index.current()
             responder.respond(Self.representation(snapshot, paging, app: app).response(to: request))
-        }
-        if !accepted {
-            var response = ProblemDetails(.serviceUnavailable, detail: "too busy; try again shortly").response
-            response.headers.set("Retry-After", "1")
-            responder.respond(response)
         }
     }
 

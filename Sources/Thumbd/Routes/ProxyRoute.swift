@@ -64,20 +64,12 @@ struct ProxyRoute {
                     responder.respond(image.representation(body: .bytes(variant.bytes), contentType: variant.contentType,
                                                            etag: variant.etag, xCache: xCache, timing: timing, vary: vary,
                                                            lastModified: Self.timestamp(variant.lastModified)).response(to: request))
-                case .failed(let problem, let retryAfter):
-                    var response = problem.response
-                    if let retryAfter { response.headers.set("Retry-After", String(retryAfter)) }
+                case .failed(let response):
                     responder.respond(response)
                 }
             })
-        guard app.coalescer.join(identity, waiter) else { return }
-        let accepted = app.pool.submit { [app, transform] in
-            if app.coalescer.abandonIfUnwanted(identity) { return }
-            app.coalescer.finish(identity, with: Self.produce(app: app, remote: remote, url: url, transform: transform, accept: accept))
-        }
-        if !accepted {
-            app.coalescer.finish(identity, with: .failed(ProblemDetails(.serviceUnavailable,
-                detail: "too many transforms are waiting; try again shortly"), retryAfter: 1))
+        app.coalesced(identity, waiter) { [app, transform] in
+            Self.produce(app: app, remote: remote, url: url, transform: transform, accept: accept)
         }
     }
 
@@ -87,7 +79,7 @@ struct ProxyRoute {
         let original: RemoteSource.Original
         switch remote.original(url) {
         case .success(let value): original = value
-        case .failure(let failure): return .failed(problem(for: failure), retryAfter: nil)
+        case .failure(let failure): return .failed(problem(for: failure).response)
         }
         let fetched = "fetch;dur=" + ServerTiming.milliseconds(MonotonicClock.now() - started)
         guard let transform else {
@@ -97,7 +89,7 @@ struct ProxyRoute {
             return .made(variant, timing: fetched)
         }
         if original.bytes.count > app.config.limits.maxSourceBytes {
-            return .failed(ProblemDetails(.contentTooLarge, detail: "the source is over \(app.config.limits.maxSourceBytes) bytes"), retryAfter: nil)
+            return .failed(ProblemDetails(.contentTooLarge, detail: "the source is over \(app.config.limits.maxSourceBytes) bytes").response)
         }
         let (key, options) = key(url: url, version: original.version, transform: transform, format: original.format, accept: accept)
         if let hit = app.store.memory.get(key) {
@@ -107,10 +99,9 @@ struct ProxyRoute {
             app.store.memory.put(key, hit)
             return .made(hit, timing: "cache;desc=disk")
         }
-        let outcome = ImageRoute.make(original.bytes, sourceVersion: original.version, lastModified: original.lastModified,
-                                      options: options, negotiate: transform.negotiatesFormat, config: app.config, timing: fetched)
+        let outcome = app.makeThumbnail(original.bytes, sourceVersion: original.version, lastModified: original.lastModified,
+                                         options: options, negotiate: transform.negotiatesFormat, timing: fetched)
         if case .made(let variant, _) = outcome { app.store.store(key, variant) }
-        app.transformsRun.increment()
         return outcome
     }
 

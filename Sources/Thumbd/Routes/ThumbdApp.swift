@@ -1,5 +1,6 @@
 import Cache
 import HTTP
+import Imaging
 import Logging
 import Synchronization
 
@@ -55,6 +56,47 @@ public final class ThumbdApp: HTTPHandler {
             return .failure(HTTPResponseBox(ProblemDetails(.badRequest, detail: error.detail,
                                                            extensions: [("parameter", error.parameter)]).response))
         }
+    }
+
+    /// The answer when the worker queue is full.
+    static func overloaded() -> HTTPResponse {
+        var response = ProblemDetails(.serviceUnavailable, detail: "too much work is waiting; try again shortly").response
+        response.headers.set("Retry-After", "1")
+        return response
+    }
+
+    /// Runs `work` for one request on the worker pool, or answers 503 when the queue is full.
+    func onPool(_ responder: HTTPResponder, _ work: @escaping @Sendable () -> Void) {
+        if !pool.submit(work) { responder.respond(Self.overloaded()) }
+    }
+
+    /// Joins the work under way for `key`, or starts `work` on the pool for every request
+    /// that joins it; work nobody waits for any more by the time it starts is skipped.
+    func coalesced(_ key: String, _ waiter: Coalescer<ThumbnailOutcome>.Waiter,
+                   _ work: @escaping @Sendable () -> ThumbnailOutcome) {
+        guard coalescer.join(key, waiter) else { return }
+        let accepted = pool.submit { [self] in
+            if coalescer.abandonIfUnwanted(key) { return }
+            coalescer.finish(key, with: work())
+        }
+        if !accepted { coalescer.finish(key, with: .failed(Self.overloaded())) }
+    }
+
+    /// The transform step for any source, counted and timed in the metrics. Worker thread.
+    func makeThumbnail(_ data: [UInt8], sourceVersion: String, lastModified: Int, options: TransformOptions,
+                       negotiate: Bool, timing: String) -> ThumbnailOutcome {
+        let started = MonotonicClock.now()
+        let outcome = ImageRoute.make(data, sourceVersion: sourceVersion, lastModified: lastModified, options: options,
+                                      negotiate: negotiate, config: config, timing: timing)
+        let seconds = MonotonicClock.now() - started
+        switch outcome {
+        case .made(let variant, _):
+            metrics.recordTransform(format: String(variant.contentType.dropFirst("image/".count)), ok: true, seconds: seconds)
+        case .failed:
+            metrics.recordTransform(format: options.format?.rawValue ?? "auto", ok: false, seconds: seconds)
+        }
+        transformsRun.increment()
+        return outcome
     }
 
     /// The URL of a library image, with `query` if any, signed when signing is on.
