@@ -10,6 +10,8 @@ public final class ThumbdService: Sendable {
     public let server: HTTPServer
 
     public static let version = "0.1.0"
+    /// The logger label of the per-request access lines (buffered, see `LogSink`).
+    public static let accessLogLabel = "thumbd.access"
 
     public init(config: ThumbdConfig, logger: Logger = Logger(label: "thumbd")) throws {
         self.config = config
@@ -21,7 +23,7 @@ public final class ThumbdService: Sendable {
         }
         let library = try ImageLibrary(root: config.library.root)
         app = ThumbdApp(config: config, library: library, logger: logger)
-        let accessLog = config.logging.access ? Logger(label: "thumbd.access") : nil
+        let accessLog = config.logging.access ? Logger(label: Self.accessLogLabel) : nil
         server = try HTTPServer(configuration: config.serverConfiguration, handler: app,
                                 observer: ExchangeLog(metrics: app.metrics, logger: accessLog))
         app.serverState.withLock { [server] in $0 = { (server.openConnections, server.inFlightRequests) } }

@@ -41,10 +41,11 @@ struct Serve: ParsableCommand {
         }
         let level = Logger.Level(rawValue: loaded.config.logging.level) ?? .info
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = SinkLogHandler(label: label, buffered: label == ThumbdService.accessLogLabel)
             handler.logLevel = level
             return handler
         }
+        atexit { LogSink.standardError.flush() }
         let logger = Logger(label: "thumbd")
         logger.info("configuration: \(loaded.file ?? "built-in defaults"), THUMBD_* variables, flags")
         for warning in loaded.warnings { logger.warning("\(warning)") }
