@@ -93,10 +93,10 @@ struct PrometheusText {
     }
 
     @Test func routeLabelsAreAFixedSet() {
-        #expect(ExchangeLog.route(of: "/img/a/b.jpg?w=1") == "img")
-        #expect(ExchangeLog.route(of: "/proxy?url=x") == "proxy")
-        #expect(ExchangeLog.route(of: "/") == "gallery")
-        #expect(ExchangeLog.route(of: "/whatever/else") == "other")
-        #expect(ExchangeLog.route(of: "-") == "other")
+        #expect(RouteLabel(target: "/img/a/b.jpg?w=1") == .img)
+        #expect(RouteLabel(target: "/proxy?url=x") == .proxy)
+        #expect(RouteLabel(target: "/") == .gallery)
+        #expect(RouteLabel(target: "/whatever/else") == .other)
+        #expect(RouteLabel(target: "-") == .other)
     }
 }

@@ -10,9 +10,7 @@ import Synchronization
 public final class ThumbdMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory
-    private let requests = Mutex<[String: CoreMetrics.Counter]>([:])
-    private let durations = Mutex<[String: CoreMetrics.Timer]>([:])
-    private let bytes = Mutex<[String: CoreMetrics.Counter]>([:])
+    private let requestMetrics: [RouteMetrics]
     private let transforms = Mutex<[String: CoreMetrics.Counter]>([:])
     private let transformDurations = Mutex<[String: CoreMetrics.Timer]>([:])
     /// Counters fed from totals kept elsewhere: the last total reported, by name.
@@ -35,6 +33,7 @@ public final class ThumbdMetrics: Sendable {
             "thumbd_origin_fetch_duration_seconds": Self.transformBuckets,
         ]
         self.factory = factory
+        requestMetrics = RouteLabel.allCases.map { RouteMetrics(route: $0, factory: factory) }
     }
 
     private static func cached<M>(_ box: borrowing Mutex<[String: M]>, _ key: String, _ make: () -> M) -> M {
@@ -46,19 +45,13 @@ public final class ThumbdMetrics: Sendable {
         }
     }
 
-    /// One finished HTTP exchange.
-    func recordRequest(route: String, status: Int, bodyBytes: Int64, seconds: Double) {
-        Self.cached(requests, route + " " + String(status)) {
-            CoreMetrics.Counter(label: "thumbd_http_requests_total", dimensions: [("route", route), ("status", String(status))], factory: factory)
-        }.increment()
-        Self.cached(durations, route) {
-            CoreMetrics.Timer(label: "thumbd_http_request_duration_seconds", dimensions: [("route", route)], factory: factory)
-        }.recordNanoseconds(Int64(seconds * 1e9))
-        if bodyBytes > 0 {
-            Self.cached(bytes, route) {
-                CoreMetrics.Counter(label: "thumbd_http_response_bytes_total", dimensions: [("route", route)], factory: factory)
-            }.increment(by: Int(bodyBytes))
-        }
+    /// One finished HTTP exchange. Runs on the event loop for every request, so its metrics
+    /// are found by integer index, not by a label string built and hashed each time.
+    func recordRequest(route: RouteLabel, status: Int, bodyBytes: Int64, seconds: Double) {
+        let metrics = requestMetrics[route.rawValue]
+        metrics.counter(status: status).increment()
+        metrics.duration.recordNanoseconds(Int64(seconds * 1e9))
+        if bodyBytes > 0 { metrics.bytes.increment(by: Int(bodyBytes)) }
     }
 
     /// One transform run to the end (ok or error), with its output format.
@@ -107,5 +100,61 @@ public final class ThumbdMetrics: Sendable {
         var buffer: [UInt8] = []
         registry.emit(into: &buffer)
         return buffer
+    }
+}
+
+/// The route label of request metrics: a small fixed set, never the path itself (that would
+/// explode the number of series).
+enum RouteLabel: Int, CaseIterable, Sendable {
+    case img, proxy, health, metrics, images, gallery, other
+
+    var name: String {
+        switch self {
+        case .img: "img"
+        case .proxy: "proxy"
+        case .health: "health"
+        case .metrics: "metrics"
+        case .images: "images"
+        case .gallery: "gallery"
+        case .other: "other"
+        }
+    }
+
+    init(target: String) {
+        let utf8 = target.utf8
+        self = if utf8.starts(with: "/img/".utf8) { .img }
+            else if utf8.starts(with: "/proxy".utf8) { .proxy }
+            else if utf8.starts(with: "/health".utf8) { .health }
+            else if utf8.starts(with: "/metrics".utf8) { .metrics }
+            else if utf8.starts(with: "/v1/images".utf8) { .images }
+            else if target == "/" { .gallery }
+            else { .other }
+    }
+}
+
+/// One route's request metrics: the duration histogram and byte counter exist from the start
+/// (every route shows, at zero); counters by status are made on first use.
+private final class RouteMetrics: Sendable {
+    let route: RouteLabel
+    let duration: CoreMetrics.Timer
+    let bytes: CoreMetrics.Counter
+    private let factory: PrometheusMetricsFactory
+    private let byStatus = Mutex<[Int: CoreMetrics.Counter]>([:])
+
+    init(route: RouteLabel, factory: PrometheusMetricsFactory) {
+        self.route = route
+        self.factory = factory
+        duration = CoreMetrics.Timer(label: "thumbd_http_request_duration_seconds", dimensions: [("route", route.name)], factory: factory)
+        bytes = CoreMetrics.Counter(label: "thumbd_http_response_bytes_total", dimensions: [("route", route.name)], factory: factory)
+    }
+
+    func counter(status: Int) -> CoreMetrics.Counter {
+        byStatus.withLock { map in
+            if let counter = map[status] { return counter }
+            let counter = CoreMetrics.Counter(label: "thumbd_http_requests_total",
+                                              dimensions: [("route", route.name), ("status", String(status))], factory: factory)
+            map[status] = counter
+            return counter
+        }
     }
 }
