@@ -1,8 +1,9 @@
 import Synchronization
 
-/// Variants in memory: an LRU bounded in bytes, safe to share between threads, with the
-/// counters metrics report.
-public final class MemoryCache: Sendable {
+/// The memory tier: values by cache key in an LRU bounded in bytes, safe to share between
+/// threads, with the counters metrics report. Generic so the app can keep, next to each
+/// variant, what it needs to answer from it quickly (its prepared response head).
+public final class MemoryCache<Value: Sendable>: Sendable {
     public struct Statistics: Sendable, Equatable {
         public var hits = 0
         public var misses = 0
@@ -11,19 +12,24 @@ public final class MemoryCache: Sendable {
         public var entries = 0
     }
 
-    private struct State {
-        var lru: LRUCache<String, CachedVariant>
-        var hits = 0
-        var misses = 0
+    @usableFromInline struct State {
+        @usableFromInline var lru: LRUCache<String, Value>
+        @usableFromInline var hits = 0
+        @usableFromInline var misses = 0
+
+        init(lru: LRUCache<String, Value>) { self.lru = lru }
     }
 
-    private let state: Mutex<State>
+    @usableFromInline let state: Mutex<State>
+    public let capacityBytes: Int
 
     public init(capacityBytes: Int) {
+        self.capacityBytes = capacityBytes
         state = Mutex(State(lru: LRUCache(capacity: capacityBytes)))
     }
 
-    public func get(_ key: CacheKey) -> CachedVariant? {
+    @inlinable
+    public func get(_ key: CacheKey) -> Value? {
         state.withLock { s in
             let value = s.lru.get(key.hash)
             if value == nil { s.misses += 1 } else { s.hits += 1 }
@@ -31,8 +37,10 @@ public final class MemoryCache: Sendable {
         }
     }
 
-    public func put(_ key: CacheKey, _ variant: CachedVariant) {
-        state.withLock { _ = $0.lru.put(key.hash, variant, cost: variant.cost) }
+    /// Stores `value`, which costs `cost` bytes of the bound (a value over the whole bound is not kept).
+    @inlinable
+    public func put(_ key: CacheKey, _ value: Value, cost: Int) {
+        state.withLock { _ = $0.lru.put(key.hash, value, cost: cost) }
     }
 
     public var statistics: Statistics {
@@ -40,4 +48,8 @@ public final class MemoryCache: Sendable {
             Statistics(hits: s.hits, misses: s.misses, evictions: s.lru.evictions, bytes: s.lru.totalCost, entries: s.lru.count)
         }
     }
+}
+
+extension MemoryCache where Value == CachedVariant {
+    public func put(_ key: CacheKey, _ variant: CachedVariant) { put(key, variant, cost: variant.cost) }
 }

@@ -267,16 +267,15 @@ final class Connection {
         out.reserveCapacity(256 + response.headers.count * 48)
         out.append(contentsOf: response.status.code == 200 ? Self.okStatusLine : Array("HTTP/1.1 \(response.status)\r\nServer: thumbd\r\n".utf8))
         out.append(contentsOf: loop.dateHeaderLine())
-        for field in response.headers {
-            out.append(contentsOf: field.name.utf8)
-            out.append(contentsOf: ": ".utf8)
-            out.append(contentsOf: field.value.utf8)
-            out.append(contentsOf: "\r\n".utf8)
-        }
-        if response.status != .notModified && !response.status.forbidsBody {
-            out.append(contentsOf: "Content-Length: ".utf8)
-            appendDecimal(response.body.count, to: &out)
-            out.append(contentsOf: "\r\n".utf8)
+        if let prepared = response.preparedFields {
+            out.append(contentsOf: prepared)
+        } else {
+            response.headers.serialize(into: &out)
+            if response.status != .notModified && !response.status.forbidsBody {
+                out.append(contentsOf: "Content-Length: ".utf8)
+                appendDecimal(response.body.count, to: &out)
+                out.append(contentsOf: "\r\n".utf8)
+            }
         }
         if !keepAlive {
             out.append(contentsOf: "Connection: close\r\n".utf8)

@@ -60,6 +60,21 @@ public struct HTTPRequest: Sendable {
         return target[target.index(after: q)...]
     }
 
+    /// True when any precondition (If-*) or Range field was sent: only such requests can get
+    /// anything but the full representation.
+    public var hasPreconditionsOrRange: Bool {
+        for field in headers {
+            let name = field.name.utf8
+            guard name.count >= 5 else { continue }
+            if name.count == 5 && field.name.equalsIgnoringASCIICase("Range") { return true }
+            var i = name.makeIterator()
+            if let a = i.next(), let b = i.next(), let c = i.next(), asciiLower(a) == 0x69, asciiLower(b) == 0x66, c == 0x2D {
+                return true
+            }
+        }
+        return false
+    }
+
     /// Whether the client wants the connection kept open after this exchange.
     public var wantsKeepAlive: Bool {
         switch version {

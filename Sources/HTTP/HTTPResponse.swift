@@ -2,8 +2,13 @@
 /// Server) are added by the connection when it is written.
 public struct HTTPResponse: Sendable {
     public var status: HTTPStatus
-    public var headers: HTTPHeaders
+    public var headers: HTTPHeaders {
+        didSet { preparedFields = nil }
+    }
     public var body: ResponseBody
+    /// `headers` and Content-Length already in wire form (see `PreparedRepresentation`);
+    /// changing `headers` drops it.
+    var preparedFields: [UInt8]?
 
     public init(status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), body: ResponseBody = .empty) {
         self.status = status
@@ -16,5 +21,19 @@ public struct HTTPResponse: Sendable {
         var headers = headers
         headers.set("Content-Type", contentType)
         self.init(status: status, headers: headers, body: .text(body))
+    }
+}
+
+extension HTTPHeaders {
+    /// Appends every field as `Name: value\r\n`.
+    func serialize(into out: inout [UInt8]) {
+        for field in fields {
+            out.append(contentsOf: field.name.utf8)
+            out.append(58)
+            out.append(32)
+            out.append(contentsOf: field.value.utf8)
+            out.append(13)
+            out.append(10)
+        }
     }
 }

@@ -67,17 +67,29 @@ public struct Representation: Sendable {
         return date == lastModified.seconds
     }
 
-    public func response(to request: HTTPRequest) -> HTTPResponse {
+    /// The fields every 200, 206 and 304 carries: the extras, then the validators.
+    private var commonHeaders: HTTPHeaders {
         // `headers` holds only the caller's extras, so appending cannot duplicate a field.
         var headers = headers
         if let etag { headers.add("ETag", etag.description) }
         if let lastModified { headers.add("Last-Modified", lastModified.httpDate) }
         headers.add("Accept-Ranges", "bytes")
+        return headers
+    }
+
+    /// The fields of the full (200) response.
+    var fullHeaders: HTTPHeaders {
+        var headers = commonHeaders
+        headers.add("Content-Type", contentType)
+        return headers
+    }
+
+    public func response(to request: HTTPRequest) -> HTTPResponse {
+        var headers = commonHeaders
         let total = UInt64(body.count)
         switch evaluate(request) {
         case .full:
-            headers.add("Content-Type", contentType)
-            return HTTPResponse(status: .ok, headers: headers, body: body)
+            return HTTPResponse(status: .ok, headers: fullHeaders, body: body)
         case .notModified:
             return HTTPResponse(status: .notModified, headers: headers)
         case .preconditionFailed:

@@ -53,7 +53,7 @@ func variant(_ n: Int, size: Int = 1000) -> CachedVariant {
 
 @Suite struct MemoryCacheTests {
     @Test func countsHitsMissesAndEvictions() {
-        let cache = MemoryCache(capacityBytes: 3000)
+        let cache = MemoryCache<CachedVariant>(capacityBytes: 3000)
         let a = CacheKey("a"), b = CacheKey("b"), c = CacheKey("c")
         cache.put(a, variant(1))
         cache.put(b, variant(2))
@@ -66,7 +66,7 @@ func variant(_ n: Int, size: Int = 1000) -> CachedVariant {
     }
 
     @Test func aZeroSizedTierStoresNothing() {
-        let cache = MemoryCache(capacityBytes: 0)
+        let cache = MemoryCache<CachedVariant>(capacityBytes: 0)
         cache.put(CacheKey("a"), variant(1))
         #expect(cache.get(CacheKey("a")) == nil)
     }

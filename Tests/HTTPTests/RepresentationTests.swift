@@ -18,6 +18,16 @@ import Testing
     let earlier = HTTPDate.format(RepresentationTests.modified - 10)
     let later = HTTPDate.format(RepresentationTests.modified + 10)
 
+    @Test func onlyPreconditionAndRangeFieldsCount() {
+        for name in ["If-None-Match", "if-modified-since", "IF-MATCH", "If-Unmodified-Since", "If-Range", "Range", "rAnGe"] {
+            #expect(request(.get, [(name, "x")]).hasPreconditionsOrRange, "\(name)")
+        }
+        for name in ["Accept", "Ranges", "Rang", "Iffy-Thing", "If", "X-If-Match", "Content-Range"] {
+            #expect(!request(.get, [(name, "x")]).hasPreconditionsOrRange, "\(name)")
+        }
+        #expect(!request(.get, []).hasPreconditionsOrRange)
+    }
+
     @Test func ifNoneMatchUsesWeakComparison() {
         #expect(outcome([("If-None-Match", "\"v1\"")]) == .notModified)
         #expect(outcome([("If-None-Match", "W/\"v1\"")]) == .notModified)

@@ -15,6 +15,10 @@ final class ResponderBox: Sendable {
 /// A small handler with a few behaviours the tests need.
 struct TestHandler: HTTPHandler {
     let parked = ResponderBox()
+    static let picture = Representation(contentType: "image/png", body: .bytes((0..<5000).map { UInt8($0 % 199) }),
+                                        etag: EntityTag("p1"), lastModified: Timestamp(seconds: 1_700_000_000),
+                                        headers: HTTPHeaders([("Cache-Control", "public, max-age=60"), ("X-Cache", "memory")]))
+    static let prepared = PreparedRepresentation(picture)
 
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {
         switch request.path {
@@ -25,6 +29,10 @@ struct TestHandler: HTTPHandler {
             DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) {
                 responder.respond(HTTPResponse(contentType: "text/plain", body: "later"))
             }
+        case "/picture":
+            responder.respond(Self.picture.response(to: request))
+        case "/prepared":
+            responder.respond(Self.prepared.response(to: request))
         case "/park":
             parked.add(responder)  // never answered: the client will leave
         case "/big":
@@ -56,6 +64,33 @@ func withServer(_ configure: (inout ServerConfiguration) -> Void = { _ in }, han
                 #expect(response.header("Content-Length") == "\(response.body.count)")
                 #expect(response.header("Date").flatMap(HTTPDate.parse) != nil)
                 #expect(response.header("Connection") == nil)
+            }
+        }
+    }
+
+    /// The prepared head is a shortcut, not a different answer: byte for byte the same
+    /// response as the representation's own, whatever the request asks.
+    @Test(arguments: [[], ["If-None-Match: \"p1\""], ["If-None-Match: \"p0\""], ["Range: bytes=10-19"],
+                      ["range: bytes=0-0,-5"], ["If-Range: \"p1\"", "Range: bytes=-3"], ["If-Match: \"zz\""],
+                      ["If-Modified-Since: \(HTTPDate.format(1_700_000_000))"], ["Accept: image/webp"]])
+    func aPreparedRepresentationAnswersExactlyLikeItsRepresentation(_ fields: [String]) async throws {
+        try await withServer { port in
+            let client = try RawHTTPClient(port: port)
+            for method in ["GET", "HEAD"] {
+                let plain = try client.request(method, "/picture", headers: fields)
+                let prepared = try client.request(method, "/prepared", headers: fields)
+                // Dates may differ by a second and multipart boundaries are random.
+                let withoutDate = { (r: RawHTTPClient.Response) in
+                    r.headers.filter { $0.name != "Date" }.map { "\($0.name): \($0.value)" }
+                        .map { $0.replacingOccurrences(of: #"boundary=\S+"#, with: "boundary=*", options: .regularExpression) }
+                }
+                #expect(prepared.status == plain.status)
+                #expect(withoutDate(prepared) == withoutDate(plain))
+                if plain.header("Content-Type")?.hasPrefix("multipart/") != true {
+                    #expect(prepared.body == plain.body)
+                } else {
+                    #expect(prepared.body.count == plain.body.count)
+                }
             }
         }
     }

@@ -111,6 +111,19 @@ import TestSupport
         #expect(response.header("Vary") == "Accept")
     }
 
+    /// fm=webp and an fm=auto that negotiated WebP share one cache entry, but only the
+    /// negotiated answer varies on Accept, from memory as when it was made.
+    @Test func aSharedVariantVariesOnAcceptOnlyWhenNegotiated() throws {
+        let explicit = "/img/photo.jpg?w=72&fm=webp", auto = "/img/photo.jpg?w=72&fm=auto"
+        let made = try get(explicit)
+        let negotiated = try get(auto, headers: ["Accept: image/webp"])
+        let again = try get(explicit)
+        #expect(negotiated.header("X-Cache") == "memory" && again.header("X-Cache") == "memory")
+        #expect(made.header("Vary") == nil && again.header("Vary") == nil)
+        #expect(negotiated.header("Vary") == "Accept")
+        #expect(negotiated.body == made.body && negotiated.header("ETag") == made.header("ETag"))
+    }
+
     @Test func exifOrientationIsApplied() throws {
         #expect(try dimensions(get("/img/rotated.jpg?w=300&h=300")) == [150, 300])
     }

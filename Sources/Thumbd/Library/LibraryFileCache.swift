@@ -15,31 +15,38 @@ final class LibraryFileCache: Sendable {
         let etag: EntityTag
         let lastModified: Timestamp
         let checkedAt: Double
+        /// The file served as it is (`/img/{path}` without parameters), its head prepared once.
+        let original: PreparedRepresentation
 
-        init(file: ImageLibrary.File, content: [UInt8]?, etag: EntityTag, lastModified: Timestamp, checkedAt: Double) {
+        init(file: ImageLibrary.File, content: [UInt8]?, etag: EntityTag, lastModified: Timestamp, checkedAt: Double,
+             cacheControl: String) {
             self.file = file
             self.content = content
             self.etag = etag
             self.lastModified = lastModified
             self.checkedAt = checkedAt
+            var headers = HTTPHeaders()
+            headers.add("Cache-Control", cacheControl)
+            let body: ResponseBody = if let content { .bytes(content) } else { .file(file.handle, count: file.size) }
+            original = PreparedRepresentation(Representation(contentType: file.format.mediaType, body: body, etag: etag,
+                                                             lastModified: lastModified, headers: headers))
         }
 
         /// The whole file, read from the open descriptor (nil if it changed size meanwhile).
         func readAll() -> [UInt8]? { LibraryFileCache.read(file) }
 
-        var body: ResponseBody {
-            if let content { return .bytes(content) }
-            return .file(file.handle, count: file.size)
-        }
     }
 
     private let library: ImageLibrary
     private let entries: SharedLRUCache<String, Entry>
     private let maxContentBytes: Int
     private let revalidateAfter: Double
+    private let cacheControl: String
 
-    init(library: ImageLibrary, capacityBytes: Int = 64 << 20, maxContentBytes: Int = 256 << 10, revalidateAfter: Double = 1) {
+    init(library: ImageLibrary, cacheControl: String, capacityBytes: Int = 64 << 20, maxContentBytes: Int = 256 << 10,
+         revalidateAfter: Double = 1) {
         self.library = library
+        self.cacheControl = cacheControl
         self.entries = SharedLRUCache(capacity: capacityBytes)
         self.maxContentBytes = maxContentBytes
         self.revalidateAfter = revalidateAfter
@@ -63,7 +70,8 @@ final class LibraryFileCache: Sendable {
             content = Self.read(file)
         }
         let entry = Entry(file: file, content: content, etag: Self.etag(for: file),
-                          lastModified: Timestamp(seconds: file.modifiedSeconds), checkedAt: now)
+                          lastModified: Timestamp(seconds: file.modifiedSeconds), checkedAt: now,
+                          cacheControl: cacheControl)
         // Metadata entries cost a nominal amount so that many large files still count.
         entries.put(path.value, entry, cost: (content?.count ?? 0) + 512)
         return entry

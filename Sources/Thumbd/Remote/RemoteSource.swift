@@ -55,7 +55,7 @@ final class RemoteSource: Sendable {
 
     private func cached(_ url: String) -> CachedVariant? {
         let key = Self.key(url)
-        return store.memory.get(key) ?? store.disk?.get(key)
+        return store.variant(key)
     }
 
     private func load(_ url: String) -> Result<Original, Failure> {
@@ -138,7 +138,7 @@ final class RemoteSource: Sendable {
     /// For the event-loop fast path: the version and format of `url` when it is fresh and
     /// cached in memory.
     func fresh(_ url: String) -> (version: String, format: ImageFormat?)? {
-        guard let at = checked.get(url), MonotonicClock.now() - at < ttl, let variant = store.memory.get(Self.key(url)) else { return nil }
+        guard let at = checked.get(url), MonotonicClock.now() - at < ttl, let variant = store.memoryVariant(Self.key(url)) else { return nil }
         let original = Self.original(variant)
         return (original.version, original.format)
     }

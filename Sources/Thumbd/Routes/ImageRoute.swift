@@ -66,20 +66,13 @@ struct ImageRoute {
             return responder.respond(Self.notFound)
         }
         guard let transform = parsed.transform else {
-            return responder.respond(original(entry).response(to: request))
+            return responder.respond(entry.original.response(to: request))
         }
         if entry.file.size > Int64(config.limits.maxSourceBytes) {
             return responder.respond(ProblemDetails(.contentTooLarge,
                 detail: "the source is \(entry.file.size) bytes, over the limit of \(config.limits.maxSourceBytes)").response)
         }
         thumbnail(request, responder, parsed: parsed, entry: entry, transform: transform)
-    }
-
-    private func original(_ entry: LibraryFileCache.Entry) -> Representation {
-        var headers = HTTPHeaders()
-        headers.add("Cache-Control", config.output.cacheControl)
-        return Representation(contentType: entry.file.format.mediaType, body: entry.body, etag: entry.etag,
-                              lastModified: entry.lastModified, headers: headers)
     }
 
     // MARK: - Thumbnails
@@ -99,12 +92,8 @@ struct ImageRoute {
             return (key, options)
         }
         let vary = transform.negotiatesFormat
-        let start = MonotonicClock.now()
-        if let hit = app.store.lookup(key) {
-            let timing = "cache;desc=\(hit.tier.rawValue);dur=" + ServerTiming.milliseconds(MonotonicClock.now() - start)
-            return responder.respond(representation(body: hit.body, contentType: hit.contentType, etag: hit.etag,
-                                                    xCache: hit.tier.rawValue, timing: timing, vary: vary,
-                                                    lastModified: entry.lastModified).response(to: request))
+        if let hit = app.store.lookup(key, vary: vary) {
+            return responder.respond(hit.response(to: request))
         }
         let waiter = Coalescer<ThumbnailOutcome>.Waiter(
             isCancelled: { responder.isCancelled },
@@ -125,17 +114,12 @@ struct ImageRoute {
         }
     }
 
-    /// `lastModified` is the source's, already formatted (the key covers the source version,
-    /// so it is the variant's too).
+    /// A freshly made (or shared) variant's representation; `lastModified` is the source's,
+    /// already formatted (the key covers the source version, so it is the variant's too).
     func representation(body: ResponseBody, contentType: String, etag: String, xCache: String, timing: String,
-                                vary: Bool, lastModified: Timestamp?) -> Representation {
-        var headers = HTTPHeaders()
-        headers.add("Cache-Control", config.output.cacheControl)
-        if vary { headers.add("Vary", "Accept") }
-        headers.add("X-Cache", xCache)
-        headers.add("Server-Timing", timing)
-        return Representation(contentType: contentType, body: body, etag: EntityTag(etag),
-                              lastModified: lastModified, headers: headers)
+                        vary: Bool, lastModified: Timestamp?) -> Representation {
+        VariantStore.representation(body: body, contentType: contentType, etag: etag, lastModified: lastModified,
+                                    xCache: xCache, timing: timing, vary: vary, cacheControl: config.output.cacheControl)
     }
 
     /// Runs on a worker thread: reads the library file, then the shared transform step.

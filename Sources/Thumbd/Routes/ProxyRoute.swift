@@ -47,11 +47,8 @@ struct ProxyRoute {
         // Known and fresh: the thumbnail's key needs no network, so a hit is answered here.
         if let transform, let fresh = remote.fresh(url) {
             let (key, _) = Self.key(url: url, version: fresh.version, transform: transform, format: fresh.format, accept: accept)
-            if let hit = app.store.lookup(key) {
-                let timing = "cache;desc=\(hit.tier.rawValue)"
-                return responder.respond(image.representation(body: hit.body, contentType: hit.contentType, etag: hit.etag,
-                                                              xCache: hit.tier.rawValue, timing: timing, vary: vary,
-                                                              lastModified: Self.timestamp(hit.lastModified)).response(to: request))
+            if let hit = app.store.lookup(key, vary: vary) {
+                return responder.respond(hit.response(to: request))
             }
         }
         let identity = "proxy|\(url)|\(transform?.options.canonicalText ?? "original")|\(vary ? FormatNegotiation.modernFormat(accept: accept)?.rawValue ?? "legacy" : "")"
@@ -63,7 +60,7 @@ struct ProxyRoute {
                     let xCache = timing.hasPrefix("cache;desc=") ? String(timing.dropFirst("cache;desc=".count)) : "miss"
                     responder.respond(image.representation(body: .bytes(variant.bytes), contentType: variant.contentType,
                                                            etag: variant.etag, xCache: xCache, timing: timing, vary: vary,
-                                                           lastModified: Self.timestamp(variant.lastModified)).response(to: request))
+                                                           lastModified: VariantStore.timestamp(variant.lastModified)).response(to: request))
                 case .failed(let response):
                     responder.respond(response)
                 }
@@ -92,12 +89,11 @@ struct ProxyRoute {
             return .failed(ProblemDetails(.contentTooLarge, detail: "the source is over \(app.config.limits.maxSourceBytes) bytes").response)
         }
         let (key, options) = key(url: url, version: original.version, transform: transform, format: original.format, accept: accept)
-        if let hit = app.store.memory.get(key) {
-            return .made(hit, timing: "cache;desc=memory")
+        if let hit = app.store.memoryVariant(key) {
+            return .made(hit, timing: VariantStore.hitTiming(.memory))
         }
-        if let hit = app.store.disk?.get(key) {
-            app.store.memory.put(key, hit)
-            return .made(hit, timing: "cache;desc=disk")
+        if let hit = app.store.variant(key) {
+            return .made(hit, timing: VariantStore.hitTiming(.disk))
         }
         let outcome = app.makeThumbnail(original.bytes, sourceVersion: original.version, lastModified: original.lastModified,
                                          options: options, negotiate: transform.negotiatesFormat, timing: fetched)
@@ -119,8 +115,6 @@ struct ProxyRoute {
     }
 
     /// The origin's Last-Modified; none when it sent none (not 1970).
-    static func timestamp(_ seconds: Int) -> Timestamp? { seconds > 0 ? Timestamp(seconds: seconds) : nil }
-
     static func problem(for failure: RemoteSource.Failure) -> ProblemDetails {
         switch failure {
         case .notAnImage:

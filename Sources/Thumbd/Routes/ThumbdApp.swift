@@ -27,7 +27,7 @@ public final class ThumbdApp: HTTPHandler {
     public init(config: ThumbdConfig, library: ImageLibrary, logger: Logger = Logger(label: "thumbd")) {
         self.config = config
         self.signer = config.security.key.isEmpty ? nil : URLSigner(key: config.security.key)
-        self.files = LibraryFileCache(library: library)
+        self.files = LibraryFileCache(library: library, cacheControl: config.output.cacheControl)
         self.index = LibraryIndex(root: library.rootPath)
         self.pool = WorkerPool(workers: config.limits.workers, queueLimit: config.limits.queue)
         var disk: DiskCache?
@@ -35,7 +35,7 @@ public final class ThumbdApp: HTTPHandler {
             disk = DiskCache(directory: config.cache.dir, capacityBytes: config.cache.diskBytes) { logger.warning("\($0)") }
             disk?.startIndexing()
         }
-        self.store = VariantStore(memory: MemoryCache(capacityBytes: config.cache.memoryBytes), disk: disk)
+        self.store = VariantStore(memoryBytes: config.cache.memoryBytes, disk: disk, cacheControl: config.output.cacheControl)
         if config.origins.allow.isEmpty {
             remote = nil
         } else {
