@@ -14,6 +14,8 @@ public struct DiskHit: Sendable {
     /// The whole variant when this lookup read (and checked) the file, so the caller can
     /// promote it to memory; nil when the open entry was unchanged since its check.
     public let variant: CachedVariant?
+    /// Shared by every hit on this open entry; a new one when the file is opened again.
+    public let memo: EntryMemo
 }
 
 /// An entry file held open after a full check, with the identity of the inode as checked.
@@ -172,10 +174,11 @@ public final class DiskCache: Sendable {
             stats.withLock { $0.hits += 1 }
             if !known { index.withLock { _ = $0.put(key.hash, data.count, cost: data.count) } }
             let hit = DiskHit(file: file, bodyOffset: Int64(data.count - variant.bytes.count), bodyLength: Int64(variant.bytes.count),
-                              contentType: variant.contentType, etag: variant.etag, lastModified: variant.lastModified, variant: nil)
+                              contentType: variant.contentType, etag: variant.etag, lastModified: variant.lastModified, variant: nil,
+                              memo: EntryMemo())
             if let stamp = FileStamp(fd) { open.put(key.hash, OpenEntry(hit: hit, stamp: stamp), cost: 1) }
             return DiskHit(file: file, bodyOffset: hit.bodyOffset, bodyLength: hit.bodyLength, contentType: hit.contentType,
-                           etag: hit.etag, lastModified: hit.lastModified, variant: variant)
+                           etag: hit.etag, lastModified: hit.lastModified, variant: variant, memo: hit.memo)
         case .failure(.otherKey):
             stats.withLock { $0.misses += 1 }
             return nil

@@ -8,46 +8,48 @@ import HTTP
 final class VariantStore: Sendable {
     enum Tier: String, Sendable { case memory, disk }
 
-    /// A variant in the memory tier with its prepared responses, without and with `Vary: Accept`
-    /// (the same key serves `fm=webp` and an `fm=auto` that negotiated WebP).
-    final class MemoryVariant: Sendable {
-        let variant: CachedVariant
+    /// A variant's prepared responses, without and with `Vary: Accept` (the same key serves
+    /// `fm=webp` and an `fm=auto` that negotiated WebP).
+    final class PreparedPair: Sendable {
         let plain: PreparedRepresentation
         let varying: PreparedRepresentation
 
-        init(_ variant: CachedVariant, cacheControl: String) {
-            self.variant = variant
-            let body = ResponseBody.bytes(variant.bytes)
-            let lastModified = VariantStore.timestamp(variant.lastModified)
-            plain = PreparedRepresentation(VariantStore.representation(
-                body: body, contentType: variant.contentType, etag: variant.etag, lastModified: lastModified,
-                xCache: Tier.memory.rawValue, timing: VariantStore.hitTiming(.memory), vary: false, cacheControl: cacheControl))
-            varying = PreparedRepresentation(VariantStore.representation(
-                body: body, contentType: variant.contentType, etag: variant.etag, lastModified: lastModified,
-                xCache: Tier.memory.rawValue, timing: VariantStore.hitTiming(.memory), vary: true, cacheControl: cacheControl))
+        init(body: ResponseBody, contentType: String, etag: String, lastModified: Int, tier: Tier, cacheControl: String) {
+            let lastModified = VariantStore.timestamp(lastModified)
+            func prepared(vary: Bool) -> PreparedRepresentation {
+                PreparedRepresentation(VariantStore.representation(
+                    body: body, contentType: contentType, etag: etag, lastModified: lastModified, xCache: tier.rawValue,
+                    timing: VariantStore.hitTiming(tier), vary: vary, cacheControl: cacheControl))
+            }
+            plain = prepared(vary: false)
+            varying = prepared(vary: true)
         }
 
-        var cost: Int { variant.cost + plain.headBytes + varying.headBytes }
+        subscript(vary: Bool) -> PreparedRepresentation { vary ? varying : plain }
+
+        var headBytes: Int { plain.headBytes + varying.headBytes }
+    }
+
+    /// A variant in the memory tier, with its prepared memory-hit responses.
+    final class MemoryVariant: Sendable {
+        let variant: CachedVariant
+        let prepared: PreparedPair
+
+        init(_ variant: CachedVariant, cacheControl: String) {
+            self.variant = variant
+            prepared = PreparedPair(body: .bytes(variant.bytes), contentType: variant.contentType, etag: variant.etag,
+                                    lastModified: variant.lastModified, tier: .memory, cacheControl: cacheControl)
+        }
+
+        var cost: Int { variant.cost + prepared.headBytes }
     }
 
     /// A hit, ready to answer any request for it.
-    enum Hit {
-        case memory(PreparedRepresentation)
-        case disk(Representation)
+    struct Hit {
+        let prepared: PreparedRepresentation
+        let tier: Tier
 
-        var tier: Tier {
-            switch self {
-            case .memory: .memory
-            case .disk: .disk
-            }
-        }
-
-        func response(to request: HTTPRequest) -> HTTPResponse {
-            switch self {
-            case .memory(let prepared): prepared.response(to: request)
-            case .disk(let representation): representation.response(to: request)
-            }
-        }
+        func response(to request: HTTPRequest) -> HTTPResponse { prepared.response(to: request) }
     }
 
     let memory: MemoryCache<MemoryVariant>
@@ -62,15 +64,17 @@ final class VariantStore: Sendable {
 
     func lookup(_ key: CacheKey, vary: Bool) -> Hit? {
         if let found = memory.get(key) {
-            return .memory(vary ? found.varying : found.plain)
+            return Hit(prepared: found.prepared[vary], tier: .memory)
         }
         guard let found = disk?.lookup(key) else { return nil }
         if let variant = found.variant { promote(key, variant) }
-        // Straight from the verified entry file (sendfile), whether or not memory kept a copy.
-        return .disk(Self.representation(body: .file(found.file, offset: found.bodyOffset, count: found.bodyLength),
-                                         contentType: found.contentType, etag: found.etag,
-                                         lastModified: Self.timestamp(found.lastModified), xCache: Tier.disk.rawValue,
-                                         timing: Self.hitTiming(.disk), vary: vary, cacheControl: cacheControl))
+        // Straight from the verified entry file (sendfile), whether or not memory kept a copy;
+        // its heads are prepared once per open entry.
+        let prepared = found.memo.value {
+            PreparedPair(body: .file(found.file, offset: found.bodyOffset, count: found.bodyLength), contentType: found.contentType,
+                         etag: found.etag, lastModified: found.lastModified, tier: .disk, cacheControl: cacheControl)
+        }
+        return Hit(prepared: prepared[vary], tier: .disk)
     }
 
     /// The variant itself from either tier (a disk hit is promoted), for sources that need its bytes.
