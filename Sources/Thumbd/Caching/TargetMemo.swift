@@ -9,23 +9,33 @@ import Synchronization
 final class ParsedTarget: Sendable {
     let path: LibraryPath
     let transform: TransformRequest?
-    private let keyed = Mutex<(version: String, key: CacheKey, options: TransformOptions)?>(nil)
+    /// Keys for the latest source version seen: one, or one per negotiated format for `fm=auto`.
+    private let keyed = Mutex<[(version: String, format: String, key: CacheKey, options: TransformOptions)]>([])
 
     init(path: LibraryPath, transform: TransformRequest?) {
         self.path = path
         self.transform = transform
     }
 
-    /// The key and resolved options for source version `version`, computed once per version.
-    func key(version: String, make: () -> (CacheKey, TransformOptions)) -> (CacheKey, TransformOptions) {
-        if let hit = keyed.withLock({ $0 }), hit.version == version { return (hit.key, hit.options) }
+    /// The key and resolved options for source version `version` and negotiated `format`
+    /// ("" when the target does not negotiate), computed once per version and format.
+    func key(version: String, format: String, make: () -> (CacheKey, TransformOptions)) -> (CacheKey, TransformOptions) {
+        let known = keyed.withLock { entries in
+            entries.first { $0.version == version && $0.format == format }.map { ($0.key, $0.options) }
+        }
+        if let known { return known }
         let (key, options) = make()
-        keyed.withLock { $0 = (version, key, options) }
+        keyed.withLock { entries in
+            // A new source version replaces every key of the old one.
+            entries.removeAll { $0.version != version }
+            entries.append((version, format, key, options))
+        }
         return (key, options)
     }
 }
 
-/// Parsed targets by request target (and Accept, which `fm=auto` keys depend on), bounded.
+/// Parsed targets by request target, bounded. (Accept is not part of it: it only picks the
+/// negotiated format, which `ParsedTarget.key` takes per request.)
 final class TargetMemo: Sendable {
     private let entries: SharedLRUCache<String, ParsedTarget>
 

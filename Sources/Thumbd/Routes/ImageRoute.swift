@@ -11,13 +11,11 @@ struct ImageRoute {
     var config: ThumbdConfig { app.config }
 
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {
-        // fm=auto makes Accept part of what a target means.
-        let memoKey = request.query == nil ? request.target : request.target + "\n" + (request.headers["Accept"] ?? "")
-        if let parsed = app.targets.get(memoKey) {
+        if let parsed = app.targets.get(request.target) {
             return serve(request, responder, parsed)
         }
         guard let parsed = parse(request, responder) else { return }
-        app.targets.put(memoKey, parsed)
+        app.targets.put(request.target, parsed)
         serve(request, responder, parsed)
     }
 
@@ -79,14 +77,16 @@ struct ImageRoute {
 
     private func thumbnail(_ request: HTTPRequest, _ responder: HTTPResponder, parsed: ParsedTarget,
                            entry: LibraryFileCache.Entry, transform: TransformRequest) {
-        let (key, options) = parsed.key(version: entry.etag.opaque) {
+        // fm=auto: AVIF or WebP from Accept; otherwise "legacy", which the source alone turns
+        // into JPEG or PNG: the key is complete before anything is decoded.
+        let negotiated = transform.negotiatesFormat ? FormatNegotiation.modernFormat(accept: request.headers["Accept"]) : nil
+        let negotiatedTag = transform.negotiatesFormat ? negotiated?.rawValue ?? "legacy" : ""
+        let (key, options) = parsed.key(version: entry.etag.opaque, format: negotiatedTag) {
             var options = transform.options.resolved(for: entry.file.format)
             var formatInKey = options.format?.rawValue ?? "source"
             if transform.negotiatesFormat {
-                // AVIF or WebP from Accept; otherwise "legacy", which the source alone turns
-                // into JPEG or PNG: the key is complete before anything is decoded.
-                options.format = FormatNegotiation.modernFormat(accept: request.headers["Accept"])
-                formatInKey = options.format?.rawValue ?? "legacy"
+                options.format = negotiated
+                formatInKey = negotiatedTag
             }
             let key = CacheKey("img|\(parsed.path.value)|\(entry.etag.opaque)|\(options.canonicalText)|\(formatInKey)")
             return (key, options)
