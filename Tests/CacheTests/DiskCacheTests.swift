@@ -183,3 +183,31 @@ final class MessageLog: @unchecked Sendable {
     func add(_ m: String) { lock.withLock { messages.append(m) } }
     var all: [String] { lock.withLock { messages } }
 }
+
+@Suite struct EntryMemoTests {
+    final class Made: Sendable {}
+
+    @Test func makesItsValueOnce() {
+        let memo = EntryMemo()
+        var runs = 0
+        let first = memo.value { runs += 1; return Made() }
+        let second = memo.value { runs += 1; return Made() }
+        #expect(first === second && runs == 1)
+        #expect(memo.value { "other type" } == "other type")  // replaces, does not crash
+    }
+
+    @Test func hitsOnOneOpenEntryShareAMemoAndARewrittenEntryGetsANewOne() {
+        let dir = temporaryDirectory()
+        let cache = DiskCache(directory: dir, capacityBytes: 1 << 20)
+        cache.rebuildIndex()
+        let key = CacheKey("img|memo.jpg|v1|w=10")
+        cache.put(key, variant(1))
+        let a = cache.lookup(key), b = cache.lookup(key)
+        let made = a?.memo.value { Made() }
+        #expect(made != nil && b?.memo.value { Made() } === made)
+        cache.put(key, variant(2))
+        let c = cache.lookup(key)
+        #expect(c?.variant == variant(2))
+        #expect(c?.memo.value { Made() } !== made)
+    }
+}
