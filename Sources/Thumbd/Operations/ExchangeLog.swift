@@ -11,7 +11,19 @@ struct ExchangeLog: HTTPObserver {
         metrics.recordRequest(route: RouteLabel(target: exchange.target), status: exchange.status,
                               bodyBytes: exchange.bodyBytes, seconds: exchange.duration)
         guard let logger else { return }
-        let cache = exchange.responseHeaders["X-Cache"] ?? "-"
-        logger.info("\(exchange.method) \(exchange.target) \(exchange.status) \(exchange.bodyBytes) \(ServerTiming.milliseconds(exchange.duration))ms \(cache)")
+        // One string, grown once: this runs for every request.
+        var line = exchange.method
+        line.reserveCapacity(exchange.method.utf8.count + exchange.target.utf8.count + 40)
+        line += " "
+        line += exchange.target
+        line += " "
+        line += String(exchange.status)
+        line += " "
+        line += String(exchange.bodyBytes)
+        line += " "
+        line += ServerTiming.milliseconds(exchange.duration)
+        line += "ms "
+        line += exchange.responseHeaders["X-Cache"] ?? "-"
+        logger.info(Logger.Message(stringLiteral: line))
     }
 }

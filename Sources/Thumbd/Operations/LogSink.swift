@@ -1,32 +1,38 @@
 import Foundation
 import Synchronization
 
-/// Where log lines go: one file descriptor (standard error) behind one buffer.
+/// Where log lines go: one file descriptor (standard error) behind buffers.
 ///
 /// Buffered lines (the access log: one per request) are written by a background thread every
-/// `flushInterval`, or by the writer that fills the buffer past `flushBytes`, so the event
-/// loops do not make a write(2) per request. Other lines flush at once, in order with the
-/// buffered ones before them. `flush()` runs at exit too.
+/// `flushInterval`, or by the writer that fills its buffer past `flushBytes`, so the event
+/// loops do not make a write(2) per request. Each thread appends to a shard of its own, so
+/// two event loops never wait for each other here. Other lines flush at once, after the
+/// buffered lines of their thread. `flush()` runs at exit too.
 public final class LogSink: Sendable {
     public static let standardError = LogSink(fd: 2)
 
     public static let flushInterval = 0.2
     public static let flushBytes = 64 * 1024
 
-    private struct State {
+    private struct Lines {
         var buffer: [UInt8] = []
-        var flusherStarted = false
         var stampSecond = -1
         var stamp: [UInt8] = []
     }
 
+    private final class Shard: Sendable {
+        let lines = Mutex(Lines())
+    }
+
     private let fd: Int32
-    private let state = Mutex(State())
-    /// Held while writing, so batches from two threads never interleave or reorder.
+    private let shards: [Shard]
+    private let flusherStarted = Atomic<Bool>(false)
+    /// Held while writing, so batches never interleave.
     private let writing = Mutex(())
 
-    public init(fd: Int32) {
+    public init(fd: Int32, shards: Int = 8) {
         self.fd = fd
+        self.shards = (0..<max(1, shards)).map { _ in Shard() }
     }
 
     static func formatUTC(_ seconds: Int) -> String {
@@ -41,7 +47,7 @@ public final class LogSink: Sendable {
     /// itself. Unbuffered lines are written before this returns.
     public func write(level: String, label: String, metadata: String?, message: String, buffered: Bool) {
         let now = Int(time(nil))
-        let (full, startFlusher) = state.withLock { s -> (Bool, Bool) in
+        let full = shards[ThreadShard.index % shards.count].lines.withLock { s -> Bool in
             if s.stampSecond != now {
                 s.stampSecond = now
                 s.stamp = Array(Self.formatUTC(now).utf8)
@@ -58,33 +64,40 @@ public final class LogSink: Sendable {
             }
             s.buffer.append(contentsOf: message.utf8)
             s.buffer.append(10)
-            let start = buffered && !s.flusherStarted
-            if start { s.flusherStarted = true }
-            return (s.buffer.count >= Self.flushBytes, start)
+            return s.buffer.count >= Self.flushBytes
         }
-        if startFlusher { startFlushThread() }
+        if buffered && !flusherStarted.load(ordering: .relaxed)
+            && flusherStarted.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged {
+            startFlushThread()
+        }
         if !buffered || full { flush() }
     }
 
     /// Writes out everything buffered so far.
     public func flush() {
         writing.withLock { _ in
-            let bytes = state.withLock { s -> [UInt8] in
-                let taken = s.buffer
-                s.buffer.removeAll(keepingCapacity: true)
-                return taken
+            for shard in shards {
+                let bytes = shard.lines.withLock { s -> [UInt8] in
+                    let taken = s.buffer
+                    s.buffer.removeAll(keepingCapacity: true)
+                    return taken
+                }
+                if !bytes.isEmpty { writeAll(bytes) }
             }
-            bytes.withUnsafeBytes { raw in
-                var offset = 0
-                while offset < raw.count {
-                    let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                    if n > 0 {
-                        offset += n
-                    } else if n < 0 && errno == EINTR {
-                        continue
-                    } else {
-                        return  // stderr closed or full disk: drop the batch rather than spin
-                    }
+        }
+    }
+
+    private func writeAll(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n > 0 {
+                    offset += n
+                } else if n < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return  // stderr closed or full disk: drop the batch rather than spin
                 }
             }
         }
@@ -99,5 +112,23 @@ public final class LogSink: Sendable {
         }
         thread.name = "thumbd-log"
         thread.start()
+    }
+}
+
+/// A small number per thread, handed out in turn on first use (kept in thread-specific
+/// storage), so each event loop appends to its own log shard.
+enum ThreadShard {
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+    private static let next = Atomic<Int>(0)
+
+    static var index: Int {
+        if let stored = pthread_getspecific(key) { return Int(bitPattern: stored) - 1 }
+        let index = next.add(1, ordering: .relaxed).oldValue
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: index + 1))
+        return index
     }
 }

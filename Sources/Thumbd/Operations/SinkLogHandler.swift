@@ -21,9 +21,12 @@ public struct SinkLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var all = metadata
-        if let explicit = event.metadata { all.merge(explicit) { $1 } }
-        let text = all.isEmpty ? nil : all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        var text: String?
+        if !metadata.isEmpty || event.metadata?.isEmpty == false {
+            var all = metadata
+            if let explicit = event.metadata { all.merge(explicit) { $1 } }
+            text = all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        }
         sink.write(level: event.level.rawValue, label: label, metadata: text, message: event.message.description,
                    buffered: buffered && event.level < .warning)
     }
