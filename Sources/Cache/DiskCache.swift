@@ -68,11 +68,17 @@ public final class DiskCache: Sendable {
     public let directory: URL
     private let directoryPath: String
     public let capacityBytes: Int
-    private let index: Mutex<LRUCache<String, Int>>
-    /// Entries read and verified in this process, kept open (bounded: file descriptors are a
-    /// limited resource), so a repeated hit costs no file-system call.
-    private let open: SharedLRUCache<String, OpenEntry>
-    private let stats = Mutex(Statistics())
+    /// The tier's bookkeeping under one lock (a hit takes it once): the index of entry files
+    /// by hash with their sizes, the entries read and verified in this process and kept open
+    /// (bounded: file descriptors are a limited resource) so a repeated hit costs no
+    /// file-system call but a stat, and the counters.
+    private struct Tables {
+        var index: LRUCache<String, Int>
+        var open: LRUCache<String, OpenEntry>
+        var stats = Statistics()
+    }
+
+    private let tables: Mutex<Tables>
     private let healthy = Atomic<Bool>(true)
     private let indexed = Atomic<Bool>(false)
     private let report: @Sendable (String) -> Void
@@ -80,11 +86,10 @@ public final class DiskCache: Sendable {
     /// `report` receives the few log-worthy events (tier disabled, corrupt entries).
     public init(directory: String, capacityBytes: Int, maxOpenEntries: Int = 512,
                 report: @escaping @Sendable (String) -> Void = { _ in }) {
-        self.open = SharedLRUCache(capacity: maxOpenEntries)
         self.directory = URL(fileURLWithPath: directory)
         self.directoryPath = self.directory.path
         self.capacityBytes = capacityBytes
-        self.index = Mutex(LRUCache(capacity: capacityBytes))
+        self.tables = Mutex(Tables(index: LRUCache(capacity: capacityBytes), open: LRUCache(capacity: maxOpenEntries)))
         self.report = report
         do {
             try FileManager.default.createDirectory(at: self.directory.appendingPathComponent("tmp"), withIntermediateDirectories: true)
@@ -96,12 +101,12 @@ public final class DiskCache: Sendable {
     public var isHealthy: Bool { healthy.load(ordering: .relaxed) }
     public var isIndexed: Bool { indexed.load(ordering: .acquiring) }
     public var statistics: Statistics {
-        var s = stats.withLock { $0 }
-        index.withLock {
-            s.bytes = $0.totalCost
-            s.entries = $0.count
+        tables.withLock {
+            var s = $0.stats
+            s.bytes = $0.index.totalCost
+            s.entries = $0.index.count
+            return s
         }
-        return s
     }
 
     /// Builds the index from the folder and removes leftover temporary files. Blocking;
@@ -124,15 +129,13 @@ public final class DiskCache: Sendable {
         }
         found.sort { $0.modified < $1.modified }
         var evicted: [String] = []
-        index.withLock { lru in
-            for entry in found where lru.peek(entry.hash) == nil {
-                evicted += lru.put(entry.hash, entry.size, cost: entry.size)
+        tables.withLock { t in
+            for entry in found where t.index.peek(entry.hash) == nil {
+                evicted += t.index.put(entry.hash, entry.size, cost: entry.size)
             }
+            for hash in evicted { _ = t.open.remove(hash) }
         }
-        for hash in evicted {
-            open.remove(hash)
-            try? fm.removeItem(at: path(for: hash))
-        }
+        for hash in evicted { try? fm.removeItem(at: path(for: hash)) }
         indexed.store(true, ordering: .releasing)
     }
 
@@ -156,31 +159,44 @@ public final class DiskCache: Sendable {
     /// and whenever its inode changed since; one that fails is deleted, counted, not returned.
     public func lookup(_ key: CacheKey) -> DiskHit? {
         guard isHealthy else { return nil }
-        let known = index.withLock { $0.get(key.hash) != nil }
-        if known, let entry = open.get(key.hash) {
-            if FileStamp(entry.hit.file.descriptor) == entry.stamp {
-                stats.withLock { $0.hits += 1 }
-                return entry.hit
+        // Counted as a hit at once when open; taken back below if the file changed.
+        let (known, entry) = tables.withLock { t -> (Bool, OpenEntry?) in
+            guard t.index.get(key.hash) != nil else { return (false, nil) }
+            let entry = t.open.get(key.hash)
+            if entry != nil { t.stats.hits += 1 }
+            return (true, entry)
+        }
+        if let entry {
+            if FileStamp(entry.hit.file.descriptor) == entry.stamp { return entry.hit }
+            tables.withLock {
+                $0.stats.hits -= 1
+                _ = $0.open.remove(key.hash)  // changed since it was checked: check it again
             }
-            open.remove(key.hash)  // changed since it was checked: check it again
         }
         guard known || !isIndexed, let (fd, data) = Self.openAndRead(filePath(for: key.hash)) else {
-            stats.withLock { $0.misses += 1 }
+            tables.withLock { $0.stats.misses += 1 }
             return nil
         }
         let file = OpenFile(adopting: fd)
         switch CacheEntryCodec.decode(data, expecting: key) {
         case .success(let variant):
-            stats.withLock { $0.hits += 1 }
-            if !known { index.withLock { _ = $0.put(key.hash, data.count, cost: data.count) } }
+            var evicted: [String] = []
+            tables.withLock { t in
+                t.stats.hits += 1
+                if !known {
+                    evicted = t.index.put(key.hash, data.count, cost: data.count)
+                    for hash in evicted { _ = t.open.remove(hash) }
+                }
+            }
+            for hash in evicted { try? FileManager.default.removeItem(at: path(for: hash)) }
             let hit = DiskHit(file: file, bodyOffset: Int64(data.count - variant.bytes.count), bodyLength: Int64(variant.bytes.count),
                               contentType: variant.contentType, etag: variant.etag, lastModified: variant.lastModified, variant: nil,
                               memo: EntryMemo())
-            if let stamp = FileStamp(fd) { open.put(key.hash, OpenEntry(hit: hit, stamp: stamp), cost: 1) }
+            if let stamp = FileStamp(fd) { tables.withLock { _ = $0.open.put(key.hash, OpenEntry(hit: hit, stamp: stamp), cost: 1) } }
             return DiskHit(file: file, bodyOffset: hit.bodyOffset, bodyLength: hit.bodyLength, contentType: hit.contentType,
                            etag: hit.etag, lastModified: hit.lastModified, variant: variant, memo: hit.memo)
         case .failure(.otherKey):
-            stats.withLock { $0.misses += 1 }
+            tables.withLock { $0.stats.misses += 1 }
             return nil
         case .failure(.corrupt(let why)):
             drop(key, why: why)
@@ -190,9 +206,9 @@ public final class DiskCache: Sendable {
 
     private func drop(_ key: CacheKey, why: String) {
         remove(key.hash)
-        stats.withLock {
-            $0.corrupt += 1
-            $0.misses += 1
+        tables.withLock {
+            $0.stats.corrupt += 1
+            $0.stats.misses += 1
         }
         report("dropped corrupt disk cache entry \(key.hash): \(why)")
     }
@@ -214,21 +230,22 @@ public final class DiskCache: Sendable {
             disable("cannot write to \(directory.path): \(error.localizedDescription)")
             return
         }
-        let evicted = index.withLock { $0.put(key.hash, data.count, cost: data.count) }
-        open.remove(key.hash)
-        for hash in evicted {
-            open.remove(hash)
-            try? FileManager.default.removeItem(at: path(for: hash))
+        let evicted = tables.withLock { t in
+            let evicted = t.index.put(key.hash, data.count, cost: data.count)
+            _ = t.open.remove(key.hash)
+            for hash in evicted { _ = t.open.remove(hash) }
+            t.stats.writes += 1
+            t.stats.evictions += evicted.count
+            return evicted
         }
-        stats.withLock {
-            $0.writes += 1
-            $0.evictions += evicted.count
-        }
+        for hash in evicted { try? FileManager.default.removeItem(at: path(for: hash)) }
     }
 
     public func remove(_ hash: String) {
-        index.withLock { _ = $0.remove(hash) }
-        open.remove(hash)
+        tables.withLock {
+            _ = $0.index.remove(hash)
+            _ = $0.open.remove(hash)
+        }
         try? FileManager.default.removeItem(at: path(for: hash))
     }
 

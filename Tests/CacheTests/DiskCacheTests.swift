@@ -193,7 +193,9 @@ final class MessageLog: @unchecked Sendable {
         let first = memo.value { runs += 1; return Made() }
         let second = memo.value { runs += 1; return Made() }
         #expect(first === second && runs == 1)
-        #expect(memo.value { "other type" } == "other type")  // replaces, does not crash
+        final class Other: Sendable {}
+        let other = memo.value { Other() }  // another type replaces the value, does not crash
+        #expect(memo.value { Other() } === other)
     }
 
     @Test func hitsOnOneOpenEntryShareAMemoAndARewrittenEntryGetsANewOne() {

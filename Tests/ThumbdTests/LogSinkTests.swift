@@ -6,7 +6,8 @@ import Testing
 /// The log sink behind standard error: access lines wait in the buffer, other lines go out
 /// at once, after whatever was buffered before them.
 @Suite struct LogSinkTests {
-    /// A pipe the sink writes to, read without blocking.
+    /// A pipe the sink writes to, read without blocking. Each test leaves its sink empty:
+    /// a sink's flush thread lives on after the test.
     final class Pipe {
         let read: Int32
         let write: Int32
@@ -67,6 +68,9 @@ import Testing
         let line = String(repeating: "x", count: 1000)
         for _ in 0..<(LogSink.flushBytes / 1000 + 1) { sink.write(level: "info", label: "a", metadata: nil, message: line, buffered: true) }
         #expect(pipe.drain().utf8.count >= LogSink.flushBytes)
+        // Nothing left for this sink's flush thread to write after the pipe is closed (and
+        // its descriptor number reused by another test).
+        sink.flush()
     }
 
     @Test func theFlushThreadWritesWithinItsInterval() async throws {
