@@ -19,6 +19,8 @@ mapfile -t names < <(cd "$LIB" && ls *.jpg *.JPG 2>/dev/null | sort)
 
 cc -O2 -o "$BENCH_DIR/vips_limit" bench/vips_limit.c $(pkg-config --cflags --libs vips) -lpthread
 
+# A fresh cache folder: every thumbnail must be made, not found from an earlier run.
+rm -rf "$BENCH_DIR/cache-thumbs"
 ${THUMBD_ENV:-} .build/release/thumbd serve --host 127.0.0.1 --port "$THUMBD_PORT" --library "$LIB" --cache-dir "$BENCH_DIR/cache-thumbs" \
     2> "$BENCH_DIR/thumbd-thumbs.log" &
 THUMBD_PID=$!

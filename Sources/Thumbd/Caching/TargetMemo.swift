@@ -46,6 +46,6 @@ final class TargetMemo: Sendable {
     func get(_ memoKey: String) -> ParsedTarget? { entries.get(memoKey) }
 
     func put(_ memoKey: String, _ parsed: ParsedTarget) {
-        entries.put(memoKey, parsed, cost: memoKey.utf8.count * 2 + 256)
+        entries.put(memoKey, parsed, cost: memoKey.utf8.count * 2 + 1024)  // about what a parsed target and its keys take
     }
 }
