@@ -3,7 +3,7 @@
 BENCH_DIR="${BENCH_DIR:-$(pwd)/.build/bench}"
 WRK_SECONDS="${WRK_SECONDS:-10}"
 WRK_CONNECTIONS="${WRK_CONNECTIONS:-64}"
-ROUNDS="${ROUNDS:-3}"
+ROUNDS="${ROUNDS:-5}"  # the machines are shared and noisy: medians of 5
 
 # wrk_run URL [PATHS_FILE] -> prints "req_per_sec p99_ms"; with a paths file, wrk cycles
 # through those request paths (bench/cycle.lua) instead of requesting URL's path.

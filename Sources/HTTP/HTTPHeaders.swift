@@ -54,9 +54,9 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
 
     /// True when a comma-separated field (Connection, for instance) lists `token`.
     public func hasToken(_ token: String, in name: String) -> Bool {
-        for value in values(name) {
-            for item in value.split(separator: ",") {
-                if item.trimmingOWS().equalsIgnoringASCIICase(token) { return true }
+        for field in fields where field.name.equalsIgnoringASCIICase(name) {
+            for item in field.value.split(separator: ",") where item.trimmingOWS().equalsIgnoringASCIICase(token) {
+                return true
             }
         }
         return false
@@ -67,6 +67,17 @@ extension StringProtocol {
     public func equalsIgnoringASCIICase<S: StringProtocol>(_ other: S) -> Bool {
         let a = utf8, b = other.utf8
         guard a.count == b.count else { return false }
+        // Header names are compared on every lookup: straight over the bytes when both are
+        // contiguous (native strings are), element by element otherwise.
+        let contiguous = a.withContiguousStorageIfAvailable { x in
+            b.withContiguousStorageIfAvailable { y in
+                for i in 0..<x.count where x[i] != y[i] {
+                    guard asciiLower(x[i]) == asciiLower(y[i]) else { return false }
+                }
+                return true
+            }
+        }
+        if let contiguous, let equal = contiguous { return equal }
         for (x, y) in zip(a, b) where x != y {
             guard asciiLower(x) == asciiLower(y) else { return false }
         }

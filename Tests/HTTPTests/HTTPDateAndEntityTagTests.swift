@@ -47,3 +47,31 @@ import Testing
         #expect(EntityTag.List(parsing: "") == nil)
     }
 }
+
+@Suite struct HeaderNameTests {
+    /// Pairs of short strings over a small alphabet, so equal-ignoring-case pairs are common.
+    static let pairs = Generator<(String, String), Shrink.None<(String, String)>> { rng in
+        let chars = Array("aAbB-Zz_é")
+        func word() -> String { String((0..<Int.random(in: 0...4, using: &rng)).map { _ in chars.randomElement(using: &rng)! }) }
+        let a = word()
+        return (a, Bool.random(using: &rng) ? String(a.map { Bool.random(using: &rng) ? Character($0.uppercased()) : $0 }) : word())
+    }
+
+    @Test func comparesNamesIgnoringASCIICaseOnly() async {
+        await propertyCheck(count: 2000, input: Self.pairs) { pair in
+            let (a, b) = pair
+            let folded = { (s: String) in String(s.unicodeScalars.map { $0.isASCII ? Character(String($0).lowercased()) : Character($0) }) }
+            #expect(a.equalsIgnoringASCIICase(b) == (folded(a) == folded(b)), "\(a) vs \(b)")
+            #expect(a.equalsIgnoringASCIICase(b[...]) == a.equalsIgnoringASCIICase(b))
+        }
+        #expect(!"é".equalsIgnoringASCIICase("É"))  // only ASCII folds
+    }
+
+    @Test func connectionTokensAreFoundWithoutCaseOrSpaces() {
+        let headers = HTTPHeaders([("Host", "h"), ("connection", " Upgrade ,  CLOSE")])
+        #expect(headers.hasToken("close", in: "Connection"))
+        #expect(headers.hasToken("upgrade", in: "CONNECTION"))
+        #expect(!headers.hasToken("keep-alive", in: "Connection"))
+        #expect(!headers.hasToken("close", in: "Host"))
+    }
+}
