@@ -27,6 +27,9 @@ int csys_open_beneath(int dir_fd, const char *path) {
 #include <malloc.h>
 
 void csys_limit_malloc_arenas(int arenas) { mallopt(M_ARENA_MAX, arenas); }
+/* A fixed threshold turns off glibc's sliding one, which after the first large free keeps
+   image buffers of up to 32 MiB in the arenas instead of returning them. */
+void csys_set_mmap_threshold(int bytes) { mallopt(M_MMAP_THRESHOLD, bytes); }
 void csys_release_free_memory(void) { malloc_trim(0); }
 
 static uint32_t crc_table[256];

@@ -17,6 +17,7 @@ public final class ThumbdService: Sendable {
         self.config = config
         // Before the worker threads exist, so they share two malloc arenas.
         csys_limit_malloc_arenas(2)
+        csys_set_mmap_threshold(1 << 20)
         if config.library.demo {
             let written = try DemoLibrary.populateIfEmpty(root: config.library.root)
             if written > 0 { logger.info("wrote \(written) demo images to \(config.library.root) (library.demo: false turns this off)") }
