@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "csystem.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
@@ -8,8 +9,19 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-int csys_accept_nonblocking(int listen_fd) {
-    return accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+int csys_accept_nonblocking(int listen_fd, char *peer, size_t peer_len) {
+    struct sockaddr_storage addr;
+    socklen_t len = sizeof addr;
+    int fd = accept4(listen_fd, (struct sockaddr *)&addr, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd >= 0 && peer != NULL && peer_len > 0) {
+        peer[0] = 0;
+        if (addr.ss_family == AF_INET) {
+            inet_ntop(AF_INET, &((struct sockaddr_in *)&addr)->sin_addr, peer, (socklen_t)peer_len);
+        } else if (addr.ss_family == AF_INET6) {
+            inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&addr)->sin6_addr, peer, (socklen_t)peer_len);
+        }
+    }
+    return fd;
 }
 
 int csys_open_beneath(int dir_fd, const char *path) {

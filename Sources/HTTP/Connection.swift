@@ -7,6 +7,8 @@ import Foundation
 /// the previous response is fully written, which also bounds the memory a client can pin.
 final class Connection {
     let fd: Int32
+    /// The client's address, as text: formatted once per connection, for access logs.
+    let peer: String
     // The loop outlives every connection it owns; unowned(unsafe) spares a refcount check per use.
     private unowned(unsafe) let loop: EventLoop
     private var config: ServerConfiguration { loop.server.configuration }
@@ -40,8 +42,9 @@ final class Connection {
     private static let lingerSeconds = 2.0
     private static let inlineBodyBytes = 2 * 1024
 
-    init(fd: Int32, loop: EventLoop, now: Double) {
+    init(fd: Int32, peer: String, loop: EventLoop, now: Double) {
         self.fd = fd
+        self.peer = peer
         self.loop = loop
         headerDeadline = now + loop.server.configuration.headerTimeout
         registered = wantedEvents
@@ -239,7 +242,7 @@ final class Connection {
     private func report(method: String, target: String, response: HTTPResponse, sentBody: Bool, started: Double) {
         guard let observer = loop.server.observer else { return }
         let bytes = sentBody && !response.status.forbidsBody ? response.body.count : 0
-        observer.exchangeCompleted(CompletedExchange(method: method, target: target, status: response.status.code,
+        observer.exchangeCompleted(CompletedExchange(client: peer, method: method, target: target, status: response.status.code,
                                                      bodyBytes: bytes, duration: max(0, MonotonicClock.now() - started),
                                                      responseHeaders: response.headers))
     }

@@ -110,8 +110,9 @@ final class EventLoop: @unchecked Sendable {
 
     private func acceptConnections() {
         // A few per wake-up, so the loops sharing a port share the clients too.
+        var peer = [CChar](repeating: 0, count: 64)
         for _ in 0..<16 {
-            let fd = csys_accept_nonblocking(listenFD)
+            let fd = csys_accept_nonblocking(listenFD, &peer, peer.count)
             if fd < 0 { return }
             guard server.reserveConnection() else {
                 close(fd)
@@ -119,7 +120,7 @@ final class EventLoop: @unchecked Sendable {
             }
             var one: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-            let connection = Connection(fd: fd, loop: self, now: now)
+            let connection = Connection(fd: fd, peer: String(cString: peer), loop: self, now: now)
             connections[fd] = connection
             if csys_epoll_add(epfd, fd, connection.wantedEvents, UInt64(fd)) != 0 {
                 connection.close()

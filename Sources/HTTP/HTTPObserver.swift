@@ -6,6 +6,8 @@ public protocol HTTPObserver: Sendable {
 
 /// What an observer learns about one exchange.
 public struct CompletedExchange: Sendable {
+    /// The client's IP address ("" when the socket has none).
+    public var client: String
     public var method: String
     /// The request target; "-" when the request line could not be parsed.
     public var target: String
@@ -15,4 +17,15 @@ public struct CompletedExchange: Sendable {
     /// From the first byte of the request to the response being queued, in seconds.
     public var duration: Double
     public var responseHeaders: HTTPHeaders
+
+    public init(client: String, method: String, target: String, status: Int, bodyBytes: Int64, duration: Double,
+                responseHeaders: HTTPHeaders) {
+        self.client = client
+        self.method = method
+        self.target = target
+        self.status = status
+        self.bodyBytes = bodyBytes
+        self.duration = duration
+        self.responseHeaders = responseHeaders
+    }
 }

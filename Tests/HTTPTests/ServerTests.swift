@@ -53,7 +53,28 @@ func withServer(_ configure: (inout ServerConfiguration) -> Void = { _ in }, han
     try await body(server.port)
 }
 
+/// Keeps every exchange the server reports.
+final class RecordingObserver: HTTPObserver {
+    let seen = Mutex<[CompletedExchange]>([])
+    func exchangeCompleted(_ exchange: CompletedExchange) { seen.withLock { $0.append(exchange) } }
+}
+
 @Suite struct ServerTests {
+    @Test func observersLearnTheClientAndTheOutcomeOfEachExchange() throws {
+        let observer = RecordingObserver()
+        let server = try HTTPServer(configuration: ServerConfiguration(host: "127.0.0.1", port: 0, eventLoops: 1),
+                                    handler: TestHandler(), observer: observer)
+        defer { server.stop() }
+        let client = try RawHTTPClient(port: server.port)
+        _ = try client.request("GET", "/hello?x")
+        _ = try client.request("HEAD", "/nothing")
+        let seen = observer.seen.withLock { $0 }
+        #expect(seen.map(\.client) == ["127.0.0.1", "127.0.0.1"])
+        #expect(seen.map(\.method) == ["GET", "HEAD"] && seen.map(\.target) == ["/hello?x", "/nothing"])
+        #expect(seen.map(\.status) == [200, 404])
+        #expect(seen.map(\.bodyBytes) == [7, 0])  // "hello x"; HEAD sends none
+    }
+
     @Test func keepAliveServesSeveralRequestsOnOneConnection() async throws {
         try await withServer { port in
             let client = try RawHTTPClient(port: port)

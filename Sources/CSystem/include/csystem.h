@@ -11,8 +11,9 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 
-/// accept4(2) with SOCK_NONBLOCK | SOCK_CLOEXEC (a GNU extension Glibc's overlay hides).
-int csys_accept_nonblocking(int listen_fd);
+/// accept4(2) with SOCK_NONBLOCK | SOCK_CLOEXEC (a GNU extension Glibc's overlay hides);
+/// writes the client's address as text into `peer` (empty when not IPv4 or IPv6).
+int csys_accept_nonblocking(int listen_fd, char *peer, size_t peer_len);
 
 /// Opens `path` relative to `dir_fd` read-only, refusing any resolution that leaves `dir_fd`
 /// (absolute paths, `..` above it, symlinks pointing outside it) via openat2(RESOLVE_BENEATH).

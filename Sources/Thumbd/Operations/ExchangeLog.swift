@@ -2,7 +2,7 @@ import HTTP
 import Logging
 
 /// Sees every finished exchange: counts it in the metrics and, when enabled, writes the
-/// access-log line (method, target, status, bytes, duration, cache tier).
+/// access-log line (client, method, target, status, bytes, duration, cache tier).
 struct ExchangeLog: HTTPObserver {
     let metrics: ThumbdMetrics
     let logger: Logger?
@@ -12,8 +12,10 @@ struct ExchangeLog: HTTPObserver {
                               bodyBytes: exchange.bodyBytes, seconds: exchange.duration)
         guard let logger else { return }
         // One string, grown once: this runs for every request.
-        var line = exchange.method
-        line.reserveCapacity(exchange.method.utf8.count + exchange.target.utf8.count + 40)
+        var line = exchange.client.isEmpty ? "-" : exchange.client
+        line.reserveCapacity(line.utf8.count + exchange.method.utf8.count + exchange.target.utf8.count + 40)
+        line += " "
+        line += exchange.method
         line += " "
         line += exchange.target
         line += " "
