@@ -1,13 +1,17 @@
 /// A response as handlers produce it. Framing headers (Content-Length, Connection, Date,
 /// Server) are added by the connection when it is written.
 public struct HTTPResponse: Sendable {
-    public var status: HTTPStatus
+    public var status: HTTPStatus {
+        didSet { preparedFields = nil }
+    }
     public var headers: HTTPHeaders {
         didSet { preparedFields = nil }
     }
-    public var body: ResponseBody
+    public var body: ResponseBody {
+        didSet { preparedFields = nil }
+    }
     /// `headers` and Content-Length already in wire form (see `PreparedRepresentation`);
-    /// changing `headers` drops it.
+    /// changing the status, the headers or the body drops it.
     var preparedFields: [UInt8]?
 
     public init(status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), body: ResponseBody = .empty) {

@@ -33,6 +33,11 @@ struct TestHandler: HTTPHandler {
             responder.respond(Self.picture.response(to: request))
         case "/prepared":
             responder.respond(Self.prepared.response(to: request))
+        case "/prepared-changed":
+            // A prepared response changed afterwards must not keep its old wire fields.
+            var response = Self.prepared.response(to: request)
+            response.body = .text("short")
+            responder.respond(response)
         case "/park":
             parked.add(responder)  // never answered: the client will leave
         case "/big":
@@ -113,6 +118,13 @@ final class RecordingObserver: HTTPObserver {
                     #expect(prepared.body.count == plain.body.count)
                 }
             }
+        }
+    }
+
+    @Test func aChangedPreparedResponseIsWrittenFromWhatItNowHolds() async throws {
+        try await withServer { port in
+            let response = try RawHTTPClient(port: port).request("GET", "/prepared-changed")
+            #expect(response.text == "short" && response.header("Content-Length") == "5")
         }
     }
 
