@@ -61,7 +61,7 @@ public struct ThumbdConfig: Sendable, Equatable {
     public struct Logging: Sendable, Equatable {
         /// trace, debug, info, notice, warning, error or critical.
         public var level = "info"
-        /// One line per request (method, target, status, bytes, duration, cache tier).
+        /// One line per request (client, method, target, status, bytes, duration, cache tier).
         public var access = true
     }
 
