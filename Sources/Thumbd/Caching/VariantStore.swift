@@ -77,12 +77,13 @@ final class VariantStore: Sendable {
         return Hit(prepared: prepared[vary], tier: .disk)
     }
 
-    /// The variant itself from either tier (a disk hit is promoted), for sources that need its bytes.
-    func variant(_ key: CacheKey) -> CachedVariant? {
-        if let found = memory.get(key) { return found.variant }
+    /// The variant itself from either tier (a disk hit is promoted), for sources that need its
+    /// bytes, with the tier it came from.
+    func variant(_ key: CacheKey) -> (variant: CachedVariant, tier: Tier)? {
+        if let found = memory.get(key) { return (found.variant, .memory) }
         guard let variant = disk?.get(key) else { return nil }
         promote(key, variant)
-        return variant
+        return (variant, .disk)
     }
 
     /// The variant from the memory tier only.

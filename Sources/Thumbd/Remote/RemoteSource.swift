@@ -55,7 +55,7 @@ final class RemoteSource: Sendable {
 
     private func cached(_ url: String) -> CachedVariant? {
         let key = Self.key(url)
-        return store.variant(key)
+        return store.variant(key)?.variant
     }
 
     private func load(_ url: String) -> Result<Original, Failure> {

@@ -89,11 +89,8 @@ struct ProxyRoute {
             return .failed(ProblemDetails(.contentTooLarge, detail: "the source is over \(app.config.limits.maxSourceBytes) bytes").response)
         }
         let (key, options) = key(url: url, version: original.version, transform: transform, format: original.format, accept: accept)
-        if let hit = app.store.memoryVariant(key) {
-            return .made(hit, timing: VariantStore.hitTiming(.memory))
-        }
         if let hit = app.store.variant(key) {
-            return .made(hit, timing: VariantStore.hitTiming(.disk))
+            return .made(hit.variant, timing: VariantStore.hitTiming(hit.tier))
         }
         let outcome = app.makeThumbnail(original.bytes, sourceVersion: original.version, lastModified: original.lastModified,
                                          options: options, negotiate: transform.negotiatesFormat, timing: fetched)
