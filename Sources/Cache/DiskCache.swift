@@ -116,17 +116,7 @@ public final class DiskCache: Sendable {
         if let leftovers = try? fm.contentsOfDirectory(at: directory.appendingPathComponent("tmp"), includingPropertiesForKeys: nil) {
             for file in leftovers { try? fm.removeItem(at: file) }
         }
-        var found: [(hash: String, size: Int, modified: Double)] = []
-        let keys: [URLResourceKey] = [.fileSizeKey, .contentModificationDateKey, .isRegularFileKey]
-        if let walker = fm.enumerator(at: directory, includingPropertiesForKeys: keys) {
-            for case let url as URL in walker {
-                let name = url.lastPathComponent
-                guard name.count == 32, url.deletingLastPathComponent().deletingLastPathComponent().lastPathComponent.count == 2,
-                      let values = try? url.resourceValues(forKeys: Set(keys)), values.isRegularFile == true
-                else { continue }
-                found.append((name, values.fileSize ?? 0, values.contentModificationDate?.timeIntervalSince1970 ?? 0))
-            }
-        }
+        var found = Self.entryFiles(in: directoryPath)
         found.sort { $0.modified < $1.modified }
         var evicted: [String] = []
         tables.withLock { t in
@@ -239,6 +229,38 @@ public final class DiskCache: Sendable {
             return evicted
         }
         for hash in evicted { try? FileManager.default.removeItem(at: path(for: hash)) }
+    }
+
+    /// Every `ab/cd/<32 characters>` regular file under `root`, with its size and modification
+    /// time: readdir and fstatat on the directory descriptors, a few times faster than
+    /// Foundation's enumerator with resource values (100,000 entries are walked at start-up).
+    static func entryFiles(in root: String) -> [(hash: String, size: Int, modified: Double)] {
+        var found: [(hash: String, size: Int, modified: Double)] = []
+        func names(_ dir: OpaquePointer, length: Int) -> [String] {
+            var names: [String] = []
+            while let entry = readdir(dir) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+                if name.utf8.count == length { names.append(name) }
+            }
+            return names
+        }
+        guard let top = opendir(root) else { return [] }
+        defer { closedir(top) }
+        for first in names(top, length: 2) {
+            guard let level1 = opendir(root + "/" + first) else { continue }
+            defer { closedir(level1) }
+            for second in names(level1, length: 2) {
+                guard let level2 = opendir(root + "/" + first + "/" + second) else { continue }
+                defer { closedir(level2) }
+                let fd = dirfd(level2)
+                for name in names(level2, length: 32) {
+                    var st = stat()
+                    guard fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0, st.st_mode & S_IFMT == S_IFREG else { continue }
+                    found.append((name, Int(st.st_size), Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9))
+                }
+            }
+        }
+        return found
     }
 
     public func remove(_ hash: String) {

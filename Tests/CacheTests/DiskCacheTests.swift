@@ -1,4 +1,4 @@
-import Cache
+@testable import Cache
 import Foundation
 import PropertyBased
 import Testing
@@ -211,5 +211,27 @@ final class MessageLog: @unchecked Sendable {
         let c = cache.lookup(key)
         #expect(c?.variant == variant(2))
         #expect(c?.memo.value { Made() } !== made)
+    }
+}
+
+@Suite struct DiskEntryWalkTests {
+    @Test func findsOnlyRegularEntryFilesInTheirShards() throws {
+        let root = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let fm = FileManager.default
+        let hash = String(repeating: "ab", count: 16), other = String(repeating: "cd", count: 16)
+        try fm.createDirectory(atPath: root + "/ab/ab", withIntermediateDirectories: true)
+        try fm.createDirectory(atPath: root + "/cd/cd/" + String(repeating: "e", count: 32), withIntermediateDirectories: true)
+        try fm.createDirectory(atPath: root + "/tmp", withIntermediateDirectories: true)
+        try Data(count: 123).write(to: URL(fileURLWithPath: root + "/ab/ab/" + hash))
+        try Data(count: 7).write(to: URL(fileURLWithPath: root + "/cd/cd/" + other))
+        try Data(count: 9).write(to: URL(fileURLWithPath: root + "/tmp/" + hash + ".partial"))
+        try Data(count: 9).write(to: URL(fileURLWithPath: root + "/ab/ab/short"))
+        try fm.createSymbolicLink(atPath: root + "/ab/ab/" + String(repeating: "f", count: 32), withDestinationPath: root + "/ab/ab/" + hash)
+        let found = DiskCache.entryFiles(in: root).sorted { $0.hash < $1.hash }
+        #expect(found.map(\.hash) == [hash, other])
+        #expect(found.map(\.size) == [123, 7])
+        #expect(found.allSatisfy { abs($0.modified - Date().timeIntervalSince1970) < 60 })
+        #expect(DiskCache.entryFiles(in: root + "/missing").isEmpty)
     }
 }
