@@ -270,16 +270,7 @@ final class Connection {
         out.reserveCapacity(256 + response.headers.count * 48)
         out.append(contentsOf: response.status.code == 200 ? Self.okStatusLine : Array("HTTP/1.1 \(response.status)\r\nServer: thumbd\r\n".utf8))
         out.append(contentsOf: loop.dateHeaderLine())
-        if let prepared = response.preparedFields {
-            out.append(contentsOf: prepared)
-        } else {
-            response.headers.serialize(into: &out)
-            if response.status != .notModified && !response.status.forbidsBody {
-                out.append(contentsOf: "Content-Length: ".utf8)
-                appendDecimal(response.body.count, to: &out)
-                out.append(contentsOf: "\r\n".utf8)
-            }
-        }
+        response.appendFields(to: &out)
         if !keepAlive {
             out.append(contentsOf: "Connection: close\r\n".utf8)
         } else if version == .http10 {
@@ -290,21 +281,6 @@ final class Connection {
     }
 
     private static let okStatusLine = Array("HTTP/1.1 200 OK\r\nServer: thumbd\r\n".utf8)
-
-    private func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var v = UInt64(max(0, value)), n = 0
-        withUnsafeMutableBytes(of: &digits) { d in
-            repeat {
-                d[19 - n] = UInt8(48 + v % 10)
-                v /= 10
-                n += 1
-            } while v > 0
-            out.append(contentsOf: d[(20 - n)...])
-        }
-    }
 
     private func flush() {
         let now = loop.now

@@ -28,16 +28,39 @@ public struct HTTPResponse: Sendable {
     }
 }
 
-extension HTTPHeaders {
-    /// Appends every field as `Name: value\r\n`.
-    func serialize(into out: inout [UInt8]) {
-        for field in fields {
+extension HTTPResponse {
+    /// The header fields as they go on the wire: the prepared ones, or every field of
+    /// `headers` as `Name: value\r\n` and then Content-Length unless the status has no content.
+    func appendFields(to out: inout [UInt8]) {
+        if let preparedFields {
+            out.append(contentsOf: preparedFields)
+            return
+        }
+        for field in headers {
             out.append(contentsOf: field.name.utf8)
-            out.append(58)
-            out.append(32)
+            out.append(contentsOf: ": ".utf8)
             out.append(contentsOf: field.value.utf8)
-            out.append(13)
-            out.append(10)
+            out.append(contentsOf: "\r\n".utf8)
+        }
+        if status != .notModified && !status.forbidsBody {
+            out.append(contentsOf: "Content-Length: ".utf8)
+            Self.appendDecimal(body.count, to: &out)
+            out.append(contentsOf: "\r\n".utf8)
+        }
+    }
+
+    private static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var v = UInt64(max(0, value)), n = 0
+        withUnsafeMutableBytes(of: &digits) { d in
+            repeat {
+                d[19 - n] = UInt8(48 + v % 10)
+                v /= 10
+                n += 1
+            } while v > 0
+            out.append(contentsOf: d[(20 - n)...])
         }
     }
 }

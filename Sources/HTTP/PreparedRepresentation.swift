@@ -9,10 +9,10 @@ public final class PreparedRepresentation: Sendable {
     public init(_ representation: Representation) {
         self.representation = representation
         fullHeaders = representation.fullHeaders
+        // The same fields the connection would write for this response, written once.
         var fields: [UInt8] = []
         fields.reserveCapacity(64 + fullHeaders.count * 48)
-        fullHeaders.serialize(into: &fields)
-        fields.append(contentsOf: "Content-Length: \(representation.body.count)\r\n".utf8)
+        HTTPResponse(status: .ok, headers: fullHeaders, body: representation.body).appendFields(to: &fields)
         fullFields = fields
     }
 
