@@ -76,6 +76,14 @@ public final class DiskCache: Sendable {
         var index: LRUCache<String, Int>
         var open: LRUCache<String, OpenEntry>
         var stats = Statistics()
+
+        /// Indexes an entry file of `size` bytes; returns the hashes evicted to make room, already
+        /// dropped from the open entries (their files are for the caller to delete, unlocked).
+        mutating func add(_ hash: String, size: Int) -> [String] {
+            let evicted = index.put(hash, size, cost: size)
+            for hash in evicted { _ = open.remove(hash) }
+            return evicted
+        }
     }
 
     private let tables: Mutex<Tables>
@@ -121,11 +129,10 @@ public final class DiskCache: Sendable {
         var evicted: [String] = []
         tables.withLock { t in
             for entry in found where t.index.peek(entry.hash) == nil {
-                evicted += t.index.put(entry.hash, entry.size, cost: entry.size)
+                evicted += t.add(entry.hash, size: entry.size)
             }
-            for hash in evicted { _ = t.open.remove(hash) }
         }
-        for hash in evicted { try? fm.removeItem(at: path(for: hash)) }
+        deleteFiles(evicted)
         indexed.store(true, ordering: .releasing)
     }
 
@@ -173,12 +180,9 @@ public final class DiskCache: Sendable {
             var evicted: [String] = []
             tables.withLock { t in
                 t.stats.hits += 1
-                if !known {
-                    evicted = t.index.put(key.hash, data.count, cost: data.count)
-                    for hash in evicted { _ = t.open.remove(hash) }
-                }
+                if !known { evicted = t.add(key.hash, size: data.count) }
             }
-            for hash in evicted { try? FileManager.default.removeItem(at: path(for: hash)) }
+            deleteFiles(evicted)
             let hit = DiskHit(file: file, bodyOffset: Int64(data.count - variant.bytes.count), bodyLength: Int64(variant.bytes.count),
                               contentType: variant.contentType, etag: variant.etag, lastModified: variant.lastModified, variant: nil,
                               memo: EntryMemo())
@@ -221,14 +225,17 @@ public final class DiskCache: Sendable {
             return
         }
         let evicted = tables.withLock { t in
-            let evicted = t.index.put(key.hash, data.count, cost: data.count)
+            let evicted = t.add(key.hash, size: data.count)
             _ = t.open.remove(key.hash)
-            for hash in evicted { _ = t.open.remove(hash) }
             t.stats.writes += 1
             t.stats.evictions += evicted.count
             return evicted
         }
-        for hash in evicted { try? FileManager.default.removeItem(at: path(for: hash)) }
+        deleteFiles(evicted)
+    }
+
+    private func deleteFiles(_ hashes: [String]) {
+        for hash in hashes { try? FileManager.default.removeItem(at: path(for: hash)) }
     }
 
     /// Every `ab/cd/<32 characters>` regular file under `root`, with its size and modification
