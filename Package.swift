@@ -13,15 +13,17 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         // Linux calls Glibc's Swift overlay does not import: epoll, eventfd, accept4, openat2.
         .target(name: "CSystem"),
-        // Owned file descriptors, shared by the HTTP core and the disk cache.
-        .target(name: "Descriptors"),
+        // Owned file descriptors, file versions and a fast directory walker, shared by the
+        // HTTP core, the disk cache and the library.
+        .target(name: "FileSystem"),
         // HTTP/1.1 server core. Knows nothing of images.
-        .target(name: "HTTP", dependencies: ["CSystem", "Descriptors"]),
+        .target(name: "HTTP", dependencies: ["CSystem", "FileSystem"]),
         // libvips, found with pkg-config; its variadic calls wrapped in C.
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         .target(name: "CVipsShim", dependencies: ["CVips"]),
@@ -31,14 +33,16 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "CurlShim", dependencies: ["CCurl"]),
         // Memory and disk cache tiers.
-        .target(name: "Cache", dependencies: ["CSystem", "Descriptors"]),
+        .target(name: "Cache", dependencies: ["CSystem", "FileSystem"]),
         // The application: routes, sources, configuration.
         .target(name: "Thumbd", dependencies: [
             "CSystem",
             "CurlShim",
+            "FileSystem",
             "HTTP",
             "Cache",
             "Imaging",
+            .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Yams", package: "Yams"),
             .product(name: "Metrics", package: "swift-metrics"),

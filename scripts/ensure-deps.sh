@@ -18,8 +18,9 @@ if $tests && ! command -v hadolint >/dev/null 2>&1; then
     command -v python3 >/dev/null 2>&1 || packages+=(python3)
     python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || packages+=(python3-venv)
 fi
+# Extra commands, each named alone (its package has the same name) or as COMMAND=PACKAGE.
 for extra in "$@"; do
-    command -v "$extra" >/dev/null 2>&1 || packages+=("$extra")
+    command -v "${extra%%=*}" >/dev/null 2>&1 || packages+=("${extra#*=}")
 done
 
 if ! command -v swift >/dev/null 2>&1; then

@@ -86,6 +86,12 @@ VipsImage *tv_thumbnail(const void *buf, size_t len, int width, int height, tv_s
     return out;
 }
 
+VipsImage *tv_materialize(VipsImage *in, char **err) {
+    VipsImage *out = vips_image_copy_memory(in);
+    if (!out) return fail_null(err);
+    return out;
+}
+
 VipsImage *tv_extract(VipsImage *in, int left, int top, int width, int height, char **err) {
     VipsImage *out = NULL;
     if (vips_extract_area(in, &out, left, top, width, height, NULL)) return fail_null(err);

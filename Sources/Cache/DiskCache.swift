@@ -1,4 +1,4 @@
-import Descriptors
+import FileSystem
 import Foundation
 import Synchronization
 
@@ -18,28 +18,11 @@ public struct DiskHit: Sendable {
     public let memo: EntryMemo
 }
 
-/// An entry file held open after a full check, with the identity of the inode as checked.
-/// Any write to the file changes its ctime (and usually size or mtime), so an unchanged
-/// stat means unchanged, already verified bytes.
+/// An entry file held open after a full check, with the version of the inode as checked:
+/// an unchanged version means unchanged, already verified bytes.
 struct OpenEntry: Sendable {
     let hit: DiskHit
-    let stamp: FileStamp
-}
-
-struct FileStamp: Sendable, Equatable {
-    let inode: UInt64
-    let size: Int64
-    let mtime: Int64
-    let ctime: Int64
-
-    init?(_ fd: Int32) {
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { return nil }
-        inode = UInt64(st.st_ino)
-        size = Int64(st.st_size)
-        mtime = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
-        ctime = Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec)
-    }
+    let version: FileVersion
 }
 
 /// Variants as files under a folder, bounded in bytes, least recently used evicted first.
@@ -164,7 +147,7 @@ public final class DiskCache: Sendable {
             return (true, entry)
         }
         if let entry {
-            if FileStamp(entry.hit.file.descriptor) == entry.stamp { return entry.hit }
+            if FileVersion(descriptor: entry.hit.file.descriptor) == entry.version { return entry.hit }
             tables.withLock {
                 $0.stats.hits -= 1
                 _ = $0.open.remove(key.hash)  // changed since it was checked: check it again
@@ -186,7 +169,9 @@ public final class DiskCache: Sendable {
             let hit = DiskHit(file: file, bodyOffset: Int64(data.count - variant.bytes.count), bodyLength: Int64(variant.bytes.count),
                               contentType: variant.contentType, etag: variant.etag, lastModified: variant.lastModified, variant: nil,
                               memo: EntryMemo())
-            if let stamp = FileStamp(fd) { tables.withLock { _ = $0.open.put(key.hash, OpenEntry(hit: hit, stamp: stamp), cost: 1) } }
+            if let version = FileVersion(descriptor: fd) {
+                tables.withLock { _ = $0.open.put(key.hash, OpenEntry(hit: hit, version: version), cost: 1) }
+            }
             return DiskHit(file: file, bodyOffset: hit.bodyOffset, bodyLength: hit.bodyLength, contentType: hit.contentType,
                            etag: hit.etag, lastModified: hit.lastModified, variant: variant, memo: hit.memo)
         case .failure(.otherKey):
@@ -238,34 +223,13 @@ public final class DiskCache: Sendable {
         for hash in hashes { try? FileManager.default.removeItem(at: path(for: hash)) }
     }
 
-    /// Every `ab/cd/<32 characters>` regular file under `root`, with its size and modification
-    /// time: readdir and fstatat on the directory descriptors, a few times faster than
-    /// Foundation's enumerator with resource values (100,000 entries are walked at start-up).
+    /// Every `ab/cd/<32 characters>` regular file under `root`, with its size and modification time.
     static func entryFiles(in root: String) -> [(hash: String, size: Int, modified: Double)] {
         var found: [(hash: String, size: Int, modified: Double)] = []
-        func names(_ dir: OpaquePointer, length: Int) -> [String] {
-            var names: [String] = []
-            while let entry = readdir(dir) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-                if name.utf8.count == length { names.append(name) }
-            }
-            return names
-        }
-        guard let top = opendir(root) else { return [] }
-        defer { closedir(top) }
-        for first in names(top, length: 2) {
-            guard let level1 = opendir(root + "/" + first) else { continue }
-            defer { closedir(level1) }
-            for second in names(level1, length: 2) {
-                guard let level2 = opendir(root + "/" + first + "/" + second) else { continue }
-                defer { closedir(level2) }
-                let fd = dirfd(level2)
-                for name in names(level2, length: 32) {
-                    var st = stat()
-                    guard fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0, st.st_mode & S_IFMT == S_IFREG else { continue }
-                    found.append((name, Int(st.st_size), Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9))
-                }
-            }
+        DirectoryWalker.walk(root, descend: { name, depth in depth < 2 && name.utf8.count == 2 },
+                             include: { name, depth in depth == 2 && name.utf8.count == 32 }) { entry in
+            let hash = String(entry.path.suffix(32))
+            found.append((hash, Int(entry.version.size), Double(entry.version.modifiedNanos) / 1e9))
         }
         return found
     }

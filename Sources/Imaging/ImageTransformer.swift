@@ -11,11 +11,13 @@ public enum ImageTransformer {
         public var height: Int
     }
 
-    /// `options.format` must be set (see `TransformOptions.resolved`).
+    /// Without `options.format`, the format every client decodes: PNG for an image with
+    /// alpha, JPEG otherwise (`OutputFormat.universal`).
     public static func transform(_ data: [UInt8], header: ImageHeader, options: TransformOptions) throws(ImagingError) -> Output {
-        let format = options.format ?? .png
+        let format = options.format ?? .universal(hasAlpha: header.hasAlpha)
         let (sourceWidth, sourceHeight) = header.orientedSize
         let plan = ResizePlan.make(sourceWidth: sourceWidth, sourceHeight: sourceHeight, options: options)
+        let decoded: VipsImage
         do {
             var image = try data.withUnsafeBytes { raw in
                 VipsImage.attempt { err in
@@ -34,12 +36,20 @@ public enum ImageTransformer {
                 let withAlpha = image
                 image = try VipsImage.make { tv_flatten(withAlpha.pointer, 255, 255, 255, $0) }
             }
-            // Decoding is lazy: a truncated source fails here, while pixels are pulled.
-            let bytes = try image.encode(format, quality: options.quality ?? 80)
-            return Output(bytes: bytes, format: format, width: image.width, height: image.height)
+            // Decoding is lazy: a truncated source fails here, while pixels are pulled, so
+            // that a failure while encoding is the encoder's (a server error, not the client's).
+            let pixels = image
+            decoded = try VipsImage.make { tv_materialize(pixels.pointer, $0) }
         } catch {
             throw .undecodable(error.message)
         }
+        let bytes: [UInt8]
+        do {
+            bytes = try decoded.encode(format, quality: options.quality ?? OutputFormat.defaultQuality)
+        } catch {
+            throw .encodingFailed(error.message)
+        }
+        return Output(bytes: bytes, format: format, width: decoded.width, height: decoded.height)
     }
 
     /// Header checks that must pass before any pixel is decoded.

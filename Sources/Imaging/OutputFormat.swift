@@ -16,6 +16,12 @@ public enum OutputFormat: String, Sendable, CaseIterable, Hashable {
 
     public var supportsAlpha: Bool { self != .jpeg }
 
+    /// The quality of JPEG, WebP and AVIF when nothing else says.
+    public static let defaultQuality = 80
+
+    /// What every client decodes: PNG when the image has alpha, JPEG otherwise.
+    public static func universal(hasAlpha: Bool) -> OutputFormat { hasAlpha ? .png : .jpeg }
+
     /// Whether `q` means anything for this format (it is dropped from the options otherwise).
     public var usesQuality: Bool { self == .jpeg || self == .webp || self == .avif }
 

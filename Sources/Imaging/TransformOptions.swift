@@ -11,13 +11,13 @@ public struct TransformOptions: Sendable, Hashable {
     public var fit: Fit
     public var crop: Crop
     public var enlarge: Bool
-    /// nil: the source's own format (see `OutputFormat.defaultOutput`).
+    /// nil: decided from the image itself when it is transformed (`OutputFormat.universal`).
     public var format: OutputFormat?
     /// nil for formats without a quality setting.
     public var quality: Int?
 
     public init(width: Int? = nil, height: Int? = nil, fit: Fit = .contain, crop: Crop = .center, enlarge: Bool = false,
-                format: OutputFormat? = nil, quality: Int? = 80) {
+                format: OutputFormat? = nil, quality: Int? = OutputFormat.defaultQuality) {
         self.width = width
         self.height = height
         self.fit = fit

@@ -36,7 +36,7 @@ public final class VipsImage: @unchecked Sendable {
     }
 
     /// Encodes with metadata stripped unless `strip` is false (tests build EXIF inputs).
-    public func encode(_ format: OutputFormat, quality: Int = 80, strip: Bool = true) throws(VipsCallError) -> [UInt8] {
+    public func encode(_ format: OutputFormat, quality: Int = OutputFormat.defaultQuality, strip: Bool = true) throws(VipsCallError) -> [UInt8] {
         var out: UnsafeMutableRawPointer?
         var length = 0
         var err: UnsafeMutablePointer<CChar>?

@@ -19,6 +19,8 @@ struct TestHandler: HTTPHandler {
                                         etag: EntityTag("p1"), lastModified: Timestamp(seconds: 1_700_000_000),
                                         headers: HTTPHeaders([("Cache-Control", "public, max-age=60"), ("X-Cache", "memory")]))
     static let prepared = PreparedRepresentation(picture)
+    /// 16 MiB: far more than socket buffers hold, so writing it waits for the client.
+    static let huge: [UInt8] = (0..<(16 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) }
 
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {
         switch request.path {
@@ -43,6 +45,9 @@ struct TestHandler: HTTPHandler {
         case "/big":
             responder.respond(HTTPResponse(headers: HTTPHeaders([("Content-Type", "application/octet-stream")]),
                                            body: .bytes((0..<1_000_000).map { UInt8($0 % 251) })))
+        case "/huge":
+            responder.respond(HTTPResponse(headers: HTTPHeaders([("Content-Type", "application/octet-stream")]),
+                                           body: .bytes(Self.huge)))
         default:
             responder.respond(ProblemDetails(.notFound, detail: "nothing at \(request.path)").response)
         }
@@ -50,10 +55,11 @@ struct TestHandler: HTTPHandler {
 }
 
 func withServer(_ configure: (inout ServerConfiguration) -> Void = { _ in }, handler: TestHandler = TestHandler(),
+                clock: any MonotonicClock = SystemClock(), gauges: ServerGauges = ServerGauges(),
                 _ body: (Int) async throws -> Void) async throws {
     var config = ServerConfiguration(host: "127.0.0.1", port: 0, eventLoops: 2)
     configure(&config)
-    let server = try HTTPServer(configuration: config, handler: handler)
+    let server = try HTTPServer(configuration: config, handler: handler, gauges: gauges, clock: clock)
     defer { server.stop() }
     try await body(server.port)
 }
@@ -214,10 +220,14 @@ final class RecordingObserver: HTTPObserver {
     }
 
     @Test func slowHeadsGet408AndSilentClientsAreClosed() async throws {
-        try await withServer({ $0.headerTimeout = 1 }) { port in
+        let clock = ManualClock()
+        try await withServer({ $0.headerTimeout = 10 }, clock: clock) { port in
             let partial = try RawHTTPClient(port: port)
             try partial.send("GET /hello HTTP/1.1\r\nHo")
             let silent = try RawHTTPClient(port: port)
+            #expect(try RawHTTPClient(port: port).request("GET", "/hello").status == 200)  // both are in
+            #expect(partial.pendingBytes() == 0 && silent.pendingBytes() == 0)
+            clock.advance(by: 10)
             let response = try partial.readResponse()
             #expect(response.status == 408)
             #expect(partial.waitForClose())
@@ -227,9 +237,16 @@ final class RecordingObserver: HTTPObserver {
     }
 
     @Test func idleKeepAliveConnectionsAreClosed() async throws {
-        try await withServer({ $0.idleTimeout = 1 }) { port in
+        let clock = ManualClock()
+        let gauges = ServerGauges()
+        try await withServer({ $0.idleTimeout = 75 }, clock: clock, gauges: gauges) { port in
             let client = try RawHTTPClient(port: port)
             #expect(try client.request("GET", "/hello").status == 200)
+            clock.advance(by: 74)
+            #expect(try client.request("GET", "/hello").status == 200)  // the second request restarted it
+            clock.advance(by: 74)
+            #expect(gauges.openConnections == 1)
+            clock.advance(by: 1)
             #expect(client.waitForClose())
         }
     }
@@ -266,35 +283,31 @@ final class RecordingObserver: HTTPObserver {
         }
     }
 
-    /// Slowloris: 200 connections that trickle one header byte every 2 s neither block
-    /// normal clients nor outlive the header timeout.
+    /// Slowloris: 200 connections that trickle header bytes neither block normal clients nor
+    /// outlive the header timeout.
     @Test func slowClientsDoNotStarveOthersAndAreClosedAfterTheHeaderTimeout() async throws {
-        let headerTimeout = 4.0
-        try await withServer({ $0.headerTimeout = headerTimeout }) { port in
+        let clock = ManualClock()
+        try await withServer({ $0.headerTimeout = 10 }, clock: clock) { port in
             let slow = try (0..<200).map { _ in try RawHTTPClient(port: port, timeout: 15) }
             let head = Array("GET /hello HTTP/1.1\r\nHost: x\r\n".utf8)
-            let start = Date()
-            func elapsed() -> Double { Date().timeIntervalSince(start) }
             for client in slow { try client.send([head[0]]) }
             var served = 0, worst = 0.0
-            func normalRequests(until deadline: Double) throws {
-                while elapsed() < deadline {
-                    let t = Date()
+            func normalRequests(_ count: Int) throws {
+                for _ in 0..<count {
+                    let t = SystemClock.now()
                     let response = try RawHTTPClient(port: port).request("GET", "/hello?\(served)")
                     #expect(response.status == 200 && response.text == "hello \(served)")
-                    worst = max(worst, Date().timeIntervalSince(t))
+                    worst = max(worst, SystemClock.now() - t)
                     served += 1
-                    Thread.sleep(forTimeInterval: 0.005)  // a steady trickle, not a flood of sockets
                 }
             }
-            try normalRequests(until: 2.0)
-            // Still well inside the header timeout: none of the slow clients has been answered.
-            if elapsed() < headerTimeout - 1 {
-                #expect(slow.allSatisfy { $0.pendingBytes() == 0 })
-            }
-            for client in slow { try? client.send([head[1]]) }
-            try normalRequests(until: headerTimeout - 0.5)
-            #expect(served >= 10)
+            try normalRequests(50)
+            clock.advance(by: 5)
+            for client in slow { try client.send([head[1]]) }
+            try normalRequests(50)
+            // Inside the header timeout: none of the slow clients has been answered.
+            #expect(slow.allSatisfy { $0.pendingBytes() == 0 })
+            clock.advance(by: 5)
             var timedOut = 0
             for client in slow {
                 if let response = try? client.readResponse(), response.status == 408, client.waitForClose() { timedOut += 1 }

@@ -53,6 +53,17 @@ public final class RawHTTPClient {
     /// Hangs up now (both directions), as a client that goes away would.
     public func hangUp() { shutdown(fd, Int32(SHUT_RDWR)) }
 
+    /// Half-closes: no more requests will be sent (FIN), answers are still read, as
+    /// `nc -N`, socat and some health checkers do.
+    public func finishSending() { shutdown(fd, Int32(SHUT_WR)) }
+
+    /// Sets the receive buffer small, so a large response fills the socket and the server
+    /// has to wait for this client to read.
+    public func shrinkReceiveBuffer(to bytes: Int32 = 4096) {
+        var size = bytes
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
+
     public func send(_ text: String) throws { try send(Array(text.utf8)) }
 
     public func send(_ bytes: [UInt8]) throws {

@@ -28,7 +28,7 @@ import TestSupport
         #expect(first.header("X-Cache") == "miss" && second.header("X-Cache") == "memory")
         #expect(first.body == second.body && first.header("ETag") == second.header("ETag"))
         #expect(second.header("Server-Timing")?.hasPrefix("cache;desc=memory") == true)
-        #expect(f.service.app.transformsRun.count == 1)
+        #expect(f.service.app.thumbnails.transformsRun.count == 1)
     }
 
     @Test func afterARestartTheDiskTierServesTheSameBytesAndResumes() throws {
@@ -42,7 +42,7 @@ import TestSupport
         let again = try get(restarted.port, "/img/p.jpg?w=300&h=300&fit=cover")
         #expect(again.header("X-Cache") == "disk")
         #expect(again.header("ETag") == etag && again.body == first.body)
-        #expect(restarted.app.transformsRun.count == 0)
+        #expect(restarted.app.thumbnails.transformsRun.count == 0)
         // A client that had half of it resumes against the restarted server.
         let half = first.body.count / 2
         let rest = try get(restarted.port, "/img/p.jpg?w=300&h=300&fit=cover", headers: ["Range: bytes=\(half)-", "If-Range: \(etag)"])
@@ -52,10 +52,11 @@ import TestSupport
     }
 
     @Test func aChangedSourceGivesANewETagAndNewPixels() throws {
-        let f = try LibraryFixture(files: ["p.jpg": Self.photo])
+        let clock = ManualClock()
+        let f = try LibraryFixture(files: ["p.jpg": Self.photo], clock: clock)
         let before = try get(f.port, "/img/p.jpg?w=100")
         try f.write("p.jpg", Self.otherPhoto)
-        Thread.sleep(forTimeInterval: 1.1)  // the open-file cache re-checks after a second
+        clock.advance(by: 1)  // the open-file cache re-checks after a second
         let after = try get(f.port, "/img/p.jpg?w=100")
         #expect(after.header("X-Cache") == "miss")
         #expect(after.header("ETag") != before.header("ETag"))
@@ -66,9 +67,9 @@ import TestSupport
         let f = try LibraryFixture(files: ["p.jpg": Self.photo])
         let port = f.port
         let bodies = concurrently(50) { _ in (try? RawHTTPClient(port: port, timeout: 60).request("GET", "/img/p.jpg?w=640&fm=avif").body) ?? [] }
-        #expect(f.service.app.transformsRun.count == 1)
+        #expect(f.service.app.thumbnails.transformsRun.count == 1)
         #expect(Set(bodies).count == 1 && !bodies[0].isEmpty)
-        print("coalescing: 50 requests, 1 transform, \(f.service.app.coalescer.joined.count) joined the transform in flight")
+        print("coalescing: 50 requests, 1 transform, \(f.service.app.thumbnails.flights.joined.count) joined the transform in flight")
     }
 
     @Test func aWaiterThatLeavesDoesNotCancelTheWorkForTheOthers() throws {
@@ -76,14 +77,14 @@ import TestSupport
         let target = "/img/p.jpg?w=2400&enlarge=1&fm=avif"
         let leaving = try RawHTTPClient(port: f.port)
         try leaving.send(RawHTTPClient.requestText("GET", target))
-        while f.service.app.coalescer.pendingKeys == 0 { Thread.sleep(forTimeInterval: 0.002) }
+        while f.service.app.thumbnails.flights.pendingKeys == 0 { Thread.sleep(forTimeInterval: 0.002) }
         let staying = try RawHTTPClient(port: f.port, timeout: 120)
         try staying.send(RawHTTPClient.requestText("GET", target))
-        while f.service.app.coalescer.joined.count == 0 { Thread.sleep(forTimeInterval: 0.002) }
+        while f.service.app.thumbnails.flights.joined.count == 0 { Thread.sleep(forTimeInterval: 0.002) }
         leaving.hangUp()
         let response = try staying.readResponse()
         #expect(response.status == 200 && ImageFormat.sniff(response.body) == .avif)
-        #expect(f.service.app.transformsRun.count == 1)
+        #expect(f.service.app.thumbnails.transformsRun.count == 1)
         #expect(leaving.waitForClose())
     }
 
@@ -100,7 +101,7 @@ import TestSupport
         let regenerated = try get(f.port, "/img/p.jpg?w=150")
         #expect(regenerated.header("X-Cache") == "miss")
         #expect(regenerated.body == good.body)
-        #expect(f.service.app.store.disk?.statistics.corrupt == 1)
+        #expect(f.service.app.thumbnails.store.disk?.statistics.corrupt == 1)
         let fromDisk = try get(f.port, "/img/p.jpg?w=150")
         #expect(fromDisk.header("X-Cache") == "disk" && fromDisk.body == good.body)
     }
@@ -115,7 +116,7 @@ import TestSupport
         let second = try get(f.port, "/img/p.jpg?w=120")
         #expect(first.status == 200 && second.status == 200)
         #expect(second.header("X-Cache") == "memory")
-        #expect(f.service.app.store.disk?.isHealthy == false)
+        #expect(f.service.app.thumbnails.store.disk?.isHealthy == false)
         #expect(try get(f.port, "/health").status == 200)
     }
 

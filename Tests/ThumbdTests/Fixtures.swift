@@ -24,7 +24,8 @@ final class LibraryFixture: @unchecked Sendable {
         return bytes
     }
 
-    init(files: [String: [UInt8]] = [:], configure: (inout ThumbdConfig) -> Void = { _ in }) throws {
+    init(files: [String: [UInt8]] = [:], clock: any MonotonicClock = SystemClock(),
+         configure: (inout ThumbdConfig) -> Void = { _ in }) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("thumbd-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root.appendingPathComponent("library"), withIntermediateDirectories: true)
         for (path, bytes) in files { try Self.write(path, bytes, under: root) }
@@ -37,7 +38,7 @@ final class LibraryFixture: @unchecked Sendable {
         config.cache.dir = root.appendingPathComponent("cache").path
         config.logging.access = false
         configure(&config)
-        service = try ThumbdService(config: config)
+        service = try ThumbdService(config: config, clock: clock)
     }
 
     func write(_ path: String, _ bytes: [UInt8]) throws {

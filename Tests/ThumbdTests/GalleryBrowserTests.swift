@@ -60,6 +60,6 @@ import TestSupport
         #expect((large["width"] as? Int ?? 0) > 0 && (large["src"] as? String ?? "").contains("fit=contain"))
         #expect((report["afterArrow"] as? String ?? "").isEmpty == false)
         // The server made the 2x thumbnails the browser asked for.
-        #expect(f.service.app.transformsRun.count >= images.count)
+        #expect(f.service.app.thumbnails.transformsRun.count >= images.count)
     }
 }

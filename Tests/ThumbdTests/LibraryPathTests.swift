@@ -1,3 +1,4 @@
+import HTTP
 import Testing
 @testable import Thumbd
 

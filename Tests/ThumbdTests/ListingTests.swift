@@ -1,3 +1,4 @@
+import HTTP
 import Foundation
 import Imaging
 import Testing
@@ -45,13 +46,15 @@ import TestSupport
     }
 
     @Test func etagsGive304AndChangeWithTheLibrary() throws {
-        let f = try LibraryFixture(files: Self.files)
+        let clock = ManualClock()
+        let f = try LibraryFixture(files: Self.files, clock: clock)
         let client = try RawHTTPClient(port: f.port)
         let first = try client.request("GET", "/v1/images?limit=100")
         let etag = try #require(first.header("ETag"))
         #expect(try client.request("GET", "/v1/images?limit=100", headers: ["If-None-Match: \(etag)"]).status == 304)
         try f.write("set/img-03.png", try ImageSynthesis.solid(width: 99, height: 77, color: [9, 9, 9]).encode(.png))
-        Thread.sleep(forTimeInterval: 2.1)  // the folder is walked again after 2 s
+        #expect(try client.request("GET", "/v1/images?limit=100", headers: ["If-None-Match: \(etag)"]).status == 304)
+        clock.advance(by: 2)  // the folder is walked again after 2 s
         let changed = try client.request("GET", "/v1/images?limit=100", headers: ["If-None-Match: \(etag)"])
         #expect(changed.status == 200)
         let item = try json(changed).first { $0["id"] as? String == "set/img-03.png" }

@@ -91,12 +91,12 @@ final class ResultsBox<T: Sendable>: @unchecked Sendable {
         }
         // The server notices the hang-ups (only the first client's connection is left).
         while f.service.server.openConnections > 1 { Thread.sleep(forTimeInterval: 0.005) }
-        let noticedInTime = app.transformsRun.count == 0
+        let noticedInTime = app.thumbnails.transformsRun.count == 0
         // Let the worker drain the queue, then count what actually ran.
         while app.pool.running + app.pool.queueDepth > 0 { Thread.sleep(forTimeInterval: 0.02) }
         #expect(app.pool.queueDepth == 0)
         if noticedInTime {
-            #expect(app.transformsRun.count == 1, "ran \(app.transformsRun.count) transforms")
+            #expect(app.thumbnails.transformsRun.count == 1, "ran \(app.thumbnails.transformsRun.count) transforms")
         }
         #expect(noticedInTime, "the first transform finished before the hang-ups were seen; the test proved nothing")
     }

@@ -89,16 +89,16 @@ import Testing
     @Test func accessLinesNameClientRequestOutcomeAndTier() {
         let pipe = Pipe()
         let sink = LogSink(fd: pipe.write)
-        let log = ExchangeLog(metrics: ThumbdMetrics(), logger: Logger(label: "thumbd.access") { SinkLogHandler(label: $0, sink: sink, buffered: true) })
-        log.exchangeCompleted(CompletedExchange(client: "127.0.0.1", method: "GET", target: "/img/a.jpg?w=30", status: 200,
+        let log = ExchangeLog(metrics: ThumbdMetrics(routes: Route.metricLabels), logger: Logger(label: "thumbd.access") { SinkLogHandler(label: $0, sink: sink, buffered: true) })
+        log.exchangeCompleted(CompletedExchange(client: "127.0.0.1", method: "GET", target: "/img/a.jpg?w=30", tag: Route.image.rawValue, status: 200,
                                                 bodyBytes: 1234, duration: 0.0015, responseHeaders: HTTPHeaders([("X-Cache", "memory")])))
         log.exchangeCompleted(CompletedExchange(client: "", method: "-", target: "-", status: 400, bodyBytes: 80,
                                                 duration: 0, responseHeaders: HTTPHeaders()))
         sink.flush()
         let lines = pipe.drain().split(separator: "\n")
         #expect(lines.count == 2)
-        #expect(lines.first?.hasSuffix(" info thumbd.access: 127.0.0.1 GET /img/a.jpg?w=30 200 1234 1.50ms memory") == true)
-        #expect(lines.last?.hasSuffix(" info thumbd.access: - - - 400 80 0.00ms -") == true)
+        #expect(lines.first?.hasSuffix(" info thumbd.access: 127.0.0.1 GET /img/a.jpg?w=30 200 1234 1.50ms memory img") == true)
+        #expect(lines.last?.hasSuffix(" info thumbd.access: - - - 400 80 0.00ms - invalid") == true)
     }
 
     @Test func utcTimestamps() {

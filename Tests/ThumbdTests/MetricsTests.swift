@@ -1,3 +1,4 @@
+import HTTP
 import Foundation
 import Imaging
 import Testing
@@ -92,11 +93,39 @@ struct PrometheusText {
         #expect(again.value("thumbd_cache_requests_total", ["tier": "memory", "result": "hit"]) == 1)
     }
 
-    @Test func routeLabelsAreAFixedSet() {
-        #expect(RouteLabel(target: "/img/a/b.jpg?w=1") == .img)
-        #expect(RouteLabel(target: "/proxy?url=x") == .proxy)
-        #expect(RouteLabel(target: "/") == .gallery)
-        #expect(RouteLabel(target: "/whatever/else") == .other)
-        #expect(RouteLabel(target: "-") == .other)
+    @Test func routesAreMatchedFromThePathAlone() {
+        #expect(Route(path: "/img/a/b.jpg") == .image)
+        #expect(Route(path: "/img/") == .image)
+        #expect(Route(path: "/img") == .notFound)
+        #expect(Route(path: "/proxy") == .proxy)
+        #expect(Route(path: "/proxyx") == .notFound)
+        #expect(Route(path: "/v1/images") == .listing)
+        #expect(Route(path: "/v1/images/") == .notFound)
+        #expect(Route(path: "/") == .gallery)
+        #expect(Route(path: "/health") == .health)
+        #expect(Route(path: "/healthz") == .notFound)
+        #expect(Route(path: "/metrics") == .metrics)
+        #expect(Route(path: "/whatever/else") == .notFound)
+        #expect(Route(path: "*") == .notFound)
+        // Labels are a fixed set, one per route, never the path.
+        #expect(Set(Route.allCases.map(\.label)).count == Route.allCases.count)
+        #expect(Route(tag: -1) == nil)
+        for route in Route.allCases { #expect(Route(tag: route.rawValue) == route) }
+    }
+
+    /// The route a request was served by and the route it is counted under are one value:
+    /// a gallery page with a query is the gallery, a near-miss of a route is not found.
+    @Test func requestsAreCountedUnderTheRouteThatServedThem() throws {
+        let f = try LibraryFixture()
+        func get(_ target: String) throws -> RawHTTPClient.Response { try RawHTTPClient(port: f.port).request("GET", target) }
+        #expect(try get("/?page=2").status == 200)
+        #expect(try get("/proxyx").status == 404)
+        #expect(try get("/metricsx?y=1").status == 404)
+        for _ in 0..<400 where f.service.server.openConnections > 0 { Thread.sleep(forTimeInterval: 0.005) }
+        let m = try PrometheusText(get("/metrics").text)
+        #expect(m.value("thumbd_http_requests_total", ["route": "gallery", "status": "200"]) == 1)
+        #expect(m.value("thumbd_http_requests_total", ["route": "not_found", "status": "404"]) == 2)
+        #expect(m.value("thumbd_http_requests_total", ["route": "proxy", "status": "404"]) == nil)
+        #expect(m.value("thumbd_http_requests_total", ["route": "metrics", "status": "404"]) == nil)
     }
 }

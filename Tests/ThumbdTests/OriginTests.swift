@@ -109,8 +109,9 @@ final class RawListener: @unchecked Sendable {
 }
 
 @Suite struct OriginTests {
-    func fixture(_ configure: (inout ThumbdConfig) -> Void = { _ in }) throws -> LibraryFixture {
-        try LibraryFixture { config in
+    func fixture(clock: any MonotonicClock = SystemClock(), _ configure: (inout ThumbdConfig) -> Void = { _ in }) throws
+        -> LibraryFixture {
+        try LibraryFixture(clock: clock) { config in
             config.origins.allow = ["127.0.0.1"]
             config.origins.allowPrivate = true
             config.origins.timeout = 1.5
@@ -161,10 +162,11 @@ final class RawListener: @unchecked Sendable {
 
     @Test func afterTheTTLTheOriginalIsRevalidated() throws {
         let origin = try TestOrigin()
-        let f = try fixture { $0.origins.ttl = 0.5 }
+        let clock = ManualClock()
+        let f = try fixture(clock: clock) { $0.origins.ttl = 0.5 }
         let url = "http://127.0.0.1:\(origin.port)/photo.jpg"
         #expect(try proxy(f, url, "&w=120").status == 200)
-        Thread.sleep(forTimeInterval: 0.7)
+        clock.advance(by: 0.6)
         let again = try proxy(f, url, "&w=130")
         #expect(again.status == 200)
         #expect(origin.count("/photo.jpg") == 2)
@@ -175,15 +177,16 @@ final class RawListener: @unchecked Sendable {
 
     @Test func aStaleCopyIsServedWhenTheOriginIsDown() throws {
         var origin: TestOrigin? = try TestOrigin()
-        let f = try fixture { $0.origins.ttl = 0.3 }
+        let clock = ManualClock()
+        let f = try fixture(clock: clock) { $0.origins.ttl = 0.3 }
         let url = "http://127.0.0.1:\(origin!.port)/photo.jpg"
         #expect(try proxy(f, url, "&w=90").status == 200)
         origin!.server.stop()
         origin = nil
-        Thread.sleep(forTimeInterval: 0.5)
+        clock.advance(by: 0.5)
         let stale = try proxy(f, url, "&w=95")
         #expect(stale.status == 200, "\(stale.text)")
-        #expect(f.service.app.remote?.staleServed.count == 1)
+        #expect(f.service.app.originals?.staleServed.count == 1)
     }
 
     @Test(arguments: [("/missing.jpg", 502), ("/error.jpg", 502), ("/text", 502), ("/slow.jpg", 504),

@@ -9,10 +9,10 @@ import TestSupport
     static let photo = LibraryFixture.fakeJPEG(50_000)
     static let large = LibraryFixture.fakeJPEG(2_500_000, seed: 7)
 
-    func fixture() throws -> LibraryFixture {
+    func fixture(clock: any MonotonicClock = SystemClock()) throws -> LibraryFixture {
         try LibraryFixture(files: ["photo.jpg": Self.photo, "sub dir/large.jpg": Self.large,
                                    "notes.txt": Array("not an image".utf8), ".secret.jpg": Self.photo,
-                                   "icon.png": LibraryFixture.pngMagic + [1, 2, 3]])
+                                   "icon.png": LibraryFixture.pngMagic + [1, 2, 3]], clock: clock)
     }
 
     @Test func servesTheFileByteForByteWithItsHeaders() throws {
@@ -51,7 +51,8 @@ import TestSupport
     }
 
     @Test func theETagIsStableAcrossRestartsAndChangesWithTheFile() throws {
-        let f = try fixture()
+        let clock = ManualClock()
+        let f = try fixture(clock: clock)
         let first = try RawHTTPClient(port: f.port).request("GET", "/img/photo.jpg").header("ETag")
         var config = f.service.config
         config.server.port = 0
@@ -61,7 +62,7 @@ import TestSupport
 
         try f.write("photo.jpg", LibraryFixture.fakeJPEG(50_001, seed: 2))
         // The open-file cache trusts an entry for a second, like nginx's open_file_cache.
-        Thread.sleep(forTimeInterval: 1.1)
+        clock.advance(by: 1)
         let changed = try RawHTTPClient(port: f.port).request("GET", "/img/photo.jpg")
         #expect(changed.header("ETag") != first)
         #expect(changed.body.count == 50_001)

@@ -208,4 +208,20 @@ import TestSupport
         #expect(try get("/health").status == 200)
         #expect(try get("/img/photo.jpg?w=50").status == 200)
     }
+
+    /// An encoder that fails is the server's fault, not the client's: 500, logged and
+    /// counted as a failed transform. WebP cannot be wider than 16,383 pixels, so a
+    /// 16,400-pixel-wide WebP (allowed here by a raised dimension limit) fails to encode.
+    @Test func anEncoderFailureIs500() throws {
+        let f = try LibraryFixture(files: ["photo.jpg": Self.sources["photo.jpg"]!]) { $0.limits.maxDimension = 20_000 }
+        let failing = try RawHTTPClient(port: f.port).request("GET", "/img/photo.jpg?w=16400&h=1&fit=fill&enlarge=1&fm=webp")
+        #expect(failing.status == 500, "\(failing.text)")
+        #expect(failing.header("Content-Type") == "application/problem+json")
+        #expect(failing.text.contains("cannot be encoded"))
+        // The same size as JPEG encodes: it was the encoder, not the source.
+        let jpeg = try RawHTTPClient(port: f.port).request("GET", "/img/photo.jpg?w=16400&h=1&fit=fill&enlarge=1&fm=jpeg")
+        #expect(jpeg.status == 200)
+        let metrics = try PrometheusText(RawHTTPClient(port: f.port).request("GET", "/metrics").text)
+        #expect(metrics.value("thumbd_transforms_total", ["format": "webp", "result": "error"]) == 1)
+    }
 }

@@ -1,17 +1,18 @@
+import HTTP
 import Imaging
 import Testing
 @testable import Thumbd
 
 @Suite struct TransformRequestTests {
-    let limits = ThumbdConfig.Limits()
+    let maxDimension = ThumbdConfig.Limits().maxDimension
     let presets = ["thumb": "w=150&h=150&fit=cover", "hero": "w=1200&fm=webp&q=70", "bad": "w=%zz", "loop": "p=thumb"]
 
-    func parse(_ query: String) throws(TransformRequest.ParameterError) -> TransformRequest {
+    func parse(_ query: String) throws(ParameterError) -> TransformRequest {
         let parameters = try! QueryParameters(parsing: Substring(query))
-        return try TransformRequest(query: parameters, presets: presets, limits: limits, defaultQuality: 80)
+        return try TransformRequest(query: parameters, presets: presets, maxDimension: maxDimension)
     }
 
-    func failure(_ query: String) -> TransformRequest.ParameterError? {
+    func failure(_ query: String) -> ParameterError? {
         do {
             _ = try parse(query)
             return nil

@@ -47,6 +47,9 @@ VipsImage *tv_extract(VipsImage *in, int left, int top, int width, int height, c
 VipsImage *tv_to_srgb(VipsImage *in, char **err);
 /* Alpha removed by compositing on an RGB background. */
 VipsImage *tv_flatten(VipsImage *in, double r, double g, double b, char **err);
+/* Runs the pipeline into memory: decoding errors surface here, so that a failure while
+ * saving afterwards is the encoder's own. */
+VipsImage *tv_materialize(VipsImage *in, char **err);
 /* With strip set, metadata fields (EXIF, XMP, IPTC, ICC, ...) are removed from a copy of
  * the image before saving: the savers' own "strip" flag is not enough (webpsave in 8.14
  * writes EXIF, XMP and ICC chunks regardless). */

@@ -75,6 +75,7 @@ struct ConfigKey: Sendable {
         int("server.max_connections", 1...1_000_000, \.server.maxConnections),
         duration("server.header_timeout", 0.1...3600, \.server.headerTimeout),
         duration("server.idle_timeout", 0.1...86400, \.server.idleTimeout),
+        duration("server.response_timeout", 0.1...86400, \.server.responseTimeout),
         duration("server.drain_seconds", 0...3600, \.server.drainSeconds),
         string("library.root", "a folder path", \.library.root),
         bool("library.demo", \.library.demo),

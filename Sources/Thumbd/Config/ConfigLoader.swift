@@ -1,4 +1,5 @@
 import Foundation
+import HTTP
 import Yams
 
 /// A configuration problem: it names the key, what was given, where, and what is allowed.
@@ -55,7 +56,7 @@ public enum ConfigLoader {
         }
         // Presets are checked against the final limits, whatever order the layers set them in.
         for (name, query) in config.presets.sorted(by: { $0.key < $1.key }) {
-            try checkPreset(name: name, query: query, place: presetPlaces[name] ?? "presets", limits: config.limits)
+            try checkPreset(name: name, query: query, place: presetPlaces[name] ?? "presets", config: config)
         }
         return Result(config: config, warnings: warnings, file: used)
     }
@@ -114,7 +115,7 @@ public enum ConfigLoader {
     }
 
     /// A preset is checked like a request's parameters, so a bad one stops the start.
-    static func checkPreset(name: String, query: String, place: String, limits: ThumbdConfig.Limits) throws(ConfigError) {
+    static func checkPreset(name: String, query: String, place: String, config: ThumbdConfig) throws(ConfigError) {
         let path = "presets." + name
         guard !name.isEmpty else { throw ConfigError(key: path, message: "a preset needs a name (\(place))") }
         do {
@@ -122,10 +123,11 @@ public enum ConfigLoader {
             if parameters.pairs.contains(where: { $0.name == "p" || $0.name == "s" }) {
                 throw ConfigError(key: path, message: "a preset cannot contain p or s (\(place))")
             }
-            _ = try TransformRequest(query: parameters, presets: [:], limits: limits, defaultQuality: 80)
+            _ = try TransformRequest(query: parameters, maxDimension: config.limits.maxDimension,
+                                     defaultQuality: config.output.quality)
         } catch let error as ConfigError {
             throw error
-        } catch let error as TransformRequest.ParameterError {
+        } catch let error as ParameterError {
             throw ConfigError(key: path, message: "\(error.detail) (\(place))")
         } catch {
             throw ConfigError(key: path, message: "is not a valid parameter string (\(place))")

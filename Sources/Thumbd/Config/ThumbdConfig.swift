@@ -1,14 +1,16 @@
 import HTTP
+import Imaging
 
 /// Every setting thumbd has, with SPEC defaults. Sections mirror the config file's.
 public struct ThumbdConfig: Sendable, Equatable {
     public struct Server: Sendable, Equatable {
-        public var host = "0.0.0.0"
-        public var port = 8080
+        public var host = ServerConfiguration.Defaults.host
+        public var port = ServerConfiguration.Defaults.port
         public var eventLoops = ProcessInfoLite.activeProcessorCount
-        public var maxConnections = 10_000
-        public var headerTimeout = 10.0
-        public var idleTimeout = 75.0
+        public var maxConnections = ServerConfiguration.Defaults.maxConnections
+        public var headerTimeout = ServerConfiguration.Defaults.headerTimeout
+        public var idleTimeout = ServerConfiguration.Defaults.idleTimeout
+        public var responseTimeout = ServerConfiguration.Defaults.responseTimeout
         public var drainSeconds = 10.0
     }
 
@@ -24,7 +26,7 @@ public struct ThumbdConfig: Sendable, Equatable {
     }
 
     public struct Output: Sendable, Equatable {
-        public var quality = 80
+        public var quality = OutputFormat.defaultQuality
         public var cacheControl = "public, max-age=86400"
     }
 
@@ -81,6 +83,6 @@ public struct ThumbdConfig: Sendable, Equatable {
     var serverConfiguration: ServerConfiguration {
         ServerConfiguration(host: server.host, port: server.port, eventLoops: server.eventLoops,
                             maxConnections: server.maxConnections, headerTimeout: server.headerTimeout,
-                            idleTimeout: server.idleTimeout)
+                            idleTimeout: server.idleTimeout, responseTimeout: server.responseTimeout)
     }
 }

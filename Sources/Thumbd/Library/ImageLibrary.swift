@@ -1,6 +1,6 @@
 import CSystem
 import Foundation
-import HTTP
+import FileSystem
 import Imaging
 
 /// The image files under the library root. Every lookup opens the file relative to the
@@ -12,20 +12,11 @@ public final class ImageLibrary: Sendable {
 
     public struct File: Sendable {
         public let handle: OpenFile
-        public let size: Int64
-        /// Modification time, nanoseconds since the epoch.
-        public let modifiedNanos: Int64
+        public let version: FileVersion
         public let format: ImageFormat
 
-        public let device: UInt64
-        public let inode: UInt64
-
-        public var modifiedSeconds: Int { Int(modifiedNanos / 1_000_000_000) }
-
-        /// The same file, unchanged: same inode, size and modification time.
-        public func sameVersion(as other: File) -> Bool {
-            device == other.device && inode == other.inode && size == other.size && modifiedNanos == other.modifiedNanos
-        }
+        public var size: Int64 { version.size }
+        public var modifiedSeconds: Int { version.modifiedSeconds }
     }
 
     public struct SetupError: Error, CustomStringConvertible {
@@ -52,13 +43,10 @@ public final class ImageLibrary: Sendable {
         let fd = csys_open_beneath(rootFD, path.value)
         guard fd >= 0 else { throw .notFound }
         let handle = OpenFile(adopting: fd)
-        var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { throw .notFound }
+        guard let version = FileVersion(descriptor: fd) else { throw .notFound }
         var head = [UInt8](repeating: 0, count: ImageFormat.sniffLength)
         let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
         guard n > 0, let format = ImageFormat.sniff(head[0..<n]) else { throw .notAnImage }
-        let nanos = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
-        return File(handle: handle, size: Int64(st.st_size), modifiedNanos: nanos, format: format,
-                    device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+        return File(handle: handle, version: version, format: format)
     }
 }

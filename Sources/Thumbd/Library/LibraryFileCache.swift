@@ -42,18 +42,20 @@ final class LibraryFileCache: Sendable {
     private let maxContentBytes: Int
     private let revalidateAfter: Double
     private let cacheControl: String
+    private let clock: any MonotonicClock
 
-    init(library: ImageLibrary, cacheControl: String, capacityBytes: Int = 64 << 20, maxContentBytes: Int = 256 << 10,
-         revalidateAfter: Double = 1) {
+    init(library: ImageLibrary, cacheControl: String, clock: any MonotonicClock, capacityBytes: Int = 64 << 20,
+         maxContentBytes: Int = 256 << 10, revalidateAfter: Double = 1) {
         self.library = library
         self.cacheControl = cacheControl
+        self.clock = clock
         self.entries = SharedLRUCache(capacity: capacityBytes)
         self.maxContentBytes = maxContentBytes
         self.revalidateAfter = revalidateAfter
     }
 
     func lookup(_ path: LibraryPath) throws(ImageLibrary.LookupError) -> Entry {
-        let now = MonotonicClock.now()
+        let now = clock.now()
         let cached = entries.get(path.value)
         if let cached, now - cached.checkedAt < revalidateAfter { return cached }
         let file: ImageLibrary.File
@@ -64,7 +66,7 @@ final class LibraryFileCache: Sendable {
             throw error
         }
         var content: [UInt8]?
-        if let cached, cached.file.sameVersion(as: file) {
+        if let cached, cached.file.version == file.version {
             content = cached.content
         } else if file.size <= Int64(maxContentBytes) {
             content = Self.read(file)
@@ -78,9 +80,7 @@ final class LibraryFileCache: Sendable {
     }
 
     /// Strong and stable across restarts: derived from the file's version, not the process.
-    static func etag(for file: ImageLibrary.File) -> EntityTag {
-        EntityTag("o" + String(UInt64(bitPattern: file.modifiedNanos), radix: 16) + "-" + String(file.size, radix: 16))
-    }
+    static func etag(for file: ImageLibrary.File) -> EntityTag { EntityTag("o" + file.version.tag) }
 
     static func read(_ file: ImageLibrary.File) -> [UInt8]? {
         let size = Int(file.size)

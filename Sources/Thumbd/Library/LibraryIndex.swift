@@ -1,4 +1,5 @@
 import Cache
+import FileSystem
 import Foundation
 import HTTP
 import Imaging
@@ -14,7 +15,7 @@ final class LibraryIndex: Sendable {
         var height: Int
         var bytes: Int64
         var format: ImageFormat
-        var version: String
+        var version: FileVersion
     }
 
     struct Snapshot: Sendable {
@@ -26,21 +27,23 @@ final class LibraryIndex: Sendable {
 
     let root: String
     let maxAge: Double
+    private let clock: any MonotonicClock
     private let snapshot = Mutex<Snapshot?>(nil)
     private let known = Mutex<[String: Item]>([:])
     private let scanning = Mutex(())
 
-    init(root: String, maxAge: Double = 2) {
+    init(root: String, clock: any MonotonicClock, maxAge: Double = 2) {
         self.root = URL(fileURLWithPath: root).standardizedFileURL.path
+        self.clock = clock
         self.maxAge = maxAge
     }
 
     /// The current snapshot, walking the folder again when the last walk is older than
     /// `maxAge`. Blocking: call it from a worker thread.
     func current() -> Snapshot {
-        if let s = snapshot.withLock({ $0 }), MonotonicClock.now() - s.takenAt < maxAge { return s }
+        if let s = snapshot.withLock({ $0 }), clock.now() - s.takenAt < maxAge { return s }
         return scanning.withLock { _ in
-            if let s = snapshot.withLock({ $0 }), MonotonicClock.now() - s.takenAt < maxAge { return s }
+            if let s = snapshot.withLock({ $0 }), clock.now() - s.takenAt < maxAge { return s }
             let fresh = scan()
             snapshot.withLock { $0 = fresh }
             return fresh
@@ -48,43 +51,36 @@ final class LibraryIndex: Sendable {
     }
 
     private func scan() -> Snapshot {
-        let keys: [URLResourceKey] = [.isRegularFileKey, .fileSizeKey, .contentModificationDateKey]
         var items: [Item] = []
         let previous = known.withLock { $0 }
         var seen: [String: Item] = [:]
-        let base = URL(fileURLWithPath: root)
-        if let walker = FileManager.default.enumerator(at: base, includingPropertiesForKeys: keys, options: [.skipsHiddenFiles]) {
-            for case let url as URL in walker {
-                // Regular files only: symlinks are not listed (they may point anywhere).
-                guard let values = try? url.resourceValues(forKeys: Set(keys)), values.isRegularFile == true else { continue }
-                let full = url.standardizedFileURL.path
-                guard full.hasPrefix(root + "/") else { continue }
-                let relative = String(full.dropFirst(root.count + 1))
-                let size = Int64(values.fileSize ?? 0)
-                let mtime = values.contentModificationDate?.timeIntervalSince1970 ?? 0
-                let version = "\(size)-\(Int64(mtime * 1_000_000_000))"
-                if let item = previous[relative], item.version == version {
-                    items.append(item)
-                    seen[relative] = item
-                    continue
-                }
-                guard let header = try? ImageHeader.read(path: full), let format = Self.format(of: full) else { continue }
-                let (w, h) = header.orientedSize
-                let item = Item(path: relative, width: w, height: h, bytes: size, format: format, version: version)
+        // Regular files only: symlinks are not listed (they may point anywhere); hidden
+        // names are skipped, as the library refuses them.
+        DirectoryWalker.walk(root) { entry in
+            if let item = previous[entry.path], item.version == entry.version {
                 items.append(item)
-                seen[relative] = item
+                seen[entry.path] = item
+                return
             }
+            let full = root + "/" + entry.path
+            guard let format = Self.format(of: full), let header = try? ImageHeader.read(path: full) else { return }
+            let (w, h) = header.orientedSize
+            let item = Item(path: entry.path, width: w, height: h, bytes: entry.version.size, format: format, version: entry.version)
+            items.append(item)
+            seen[entry.path] = item
         }
         items.sort { $0.path < $1.path }
         known.withLock { $0 = seen }
-        let fingerprint = StableHash.hex128(items.map { $0.path + "\u{0}" + $0.version }.joined(separator: "\n"))
-        return Snapshot(items: items, fingerprint: fingerprint, takenAt: MonotonicClock.now())
+        let fingerprint = StableHash.hex128(items.map { $0.path + "\u{0}" + $0.version.tag }.joined(separator: "\n"))
+        return Snapshot(items: items, fingerprint: fingerprint, takenAt: clock.now())
     }
 
     private static func format(of path: String) -> ImageFormat? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        let head = (try? handle.read(upToCount: ImageFormat.sniffLength)) ?? Data()
-        return ImageFormat.sniff(Array(head))
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var head = [UInt8](repeating: 0, count: ImageFormat.sniffLength)
+        let n = head.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        return n > 0 ? ImageFormat.sniff(head[0..<n]) : nil
     }
 }

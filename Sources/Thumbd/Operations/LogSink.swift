@@ -1,4 +1,5 @@
 import Foundation
+import HTTP
 import Synchronization
 
 /// Where log lines go: one file descriptor (standard error) behind buffers.
@@ -16,8 +17,7 @@ public final class LogSink: Sendable {
 
     private struct Lines {
         var buffer: [UInt8] = []
-        var stampSecond = -1
-        var stamp: [UInt8] = []
+        var stamp = SecondText { LogSink.formatUTC($0) }
     }
 
     private final class Shard: Sendable {
@@ -48,11 +48,7 @@ public final class LogSink: Sendable {
     public func write(level: String, label: String, metadata: String?, message: String, buffered: Bool) {
         let now = Int(time(nil))
         let full = shards[ThreadShard.index % shards.count].lines.withLock { s -> Bool in
-            if s.stampSecond != now {
-                s.stampSecond = now
-                s.stamp = Array(Self.formatUTC(now).utf8)
-            }
-            s.buffer.append(contentsOf: s.stamp)
+            s.buffer.append(contentsOf: s.stamp.bytes(at: now))
             s.buffer.append(32)
             s.buffer.append(contentsOf: level.utf8)
             s.buffer.append(32)

@@ -25,7 +25,9 @@ public final class ThumbdMetrics: Sendable {
                                                .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
                                                .seconds(2.5), .seconds(5), .seconds(10)]
 
-    public init() {
+    /// `routes`: the route labels requests are counted under, in the order of the indexes
+    /// `recordRequest` receives.
+    public init(routes: [String]) {
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.durationHistogramBuckets = [
             "thumbd_http_request_duration_seconds": Self.requestBuckets,
@@ -33,7 +35,7 @@ public final class ThumbdMetrics: Sendable {
             "thumbd_origin_fetch_duration_seconds": Self.transformBuckets,
         ]
         self.factory = factory
-        requestMetrics = RouteLabel.allCases.map { RouteMetrics(route: $0, factory: factory) }
+        requestMetrics = routes.map { RouteMetrics(label: $0, factory: factory) }
     }
 
     private static func cached<M>(_ box: borrowing Mutex<[String: M]>, _ key: String, _ make: () -> M) -> M {
@@ -47,8 +49,8 @@ public final class ThumbdMetrics: Sendable {
 
     /// One finished HTTP exchange. Runs on the event loop for every request, so its metrics
     /// are found by integer index, not by a label string built and hashed each time.
-    func recordRequest(route: RouteLabel, status: Int, bodyBytes: Int64, seconds: Double) {
-        let metrics = requestMetrics[route.rawValue]
+    func recordRequest(routeIndex: Int, status: Int, bodyBytes: Int64, seconds: Double) {
+        let metrics = requestMetrics[routeIndex]
         metrics.counter(status: status).increment()
         metrics.duration.recordNanoseconds(Int64(seconds * 1e9))
         if bodyBytes > 0 { metrics.bytes.increment(by: Int(bodyBytes)) }
@@ -103,56 +105,27 @@ public final class ThumbdMetrics: Sendable {
     }
 }
 
-/// The route label of request metrics: a small fixed set, never the path itself (that would
-/// explode the number of series).
-enum RouteLabel: Int, CaseIterable, Sendable {
-    case img, proxy, health, metrics, images, gallery, other
-
-    var name: String {
-        switch self {
-        case .img: "img"
-        case .proxy: "proxy"
-        case .health: "health"
-        case .metrics: "metrics"
-        case .images: "images"
-        case .gallery: "gallery"
-        case .other: "other"
-        }
-    }
-
-    init(target: String) {
-        let utf8 = target.utf8
-        self = if utf8.starts(with: "/img/".utf8) { .img }
-            else if utf8.starts(with: "/proxy".utf8) { .proxy }
-            else if utf8.starts(with: "/health".utf8) { .health }
-            else if utf8.starts(with: "/metrics".utf8) { .metrics }
-            else if utf8.starts(with: "/v1/images".utf8) { .images }
-            else if target == "/" { .gallery }
-            else { .other }
-    }
-}
-
 /// One route's request metrics: the duration histogram and byte counter exist from the start
 /// (every route shows, at zero); counters by status are made on first use.
 private final class RouteMetrics: Sendable {
-    let route: RouteLabel
+    let label: String
     let duration: CoreMetrics.Timer
     let bytes: CoreMetrics.Counter
     private let factory: PrometheusMetricsFactory
     private let byStatus = Mutex<[Int: CoreMetrics.Counter]>([:])
 
-    init(route: RouteLabel, factory: PrometheusMetricsFactory) {
-        self.route = route
+    init(label: String, factory: PrometheusMetricsFactory) {
+        self.label = label
         self.factory = factory
-        duration = CoreMetrics.Timer(label: "thumbd_http_request_duration_seconds", dimensions: [("route", route.name)], factory: factory)
-        bytes = CoreMetrics.Counter(label: "thumbd_http_response_bytes_total", dimensions: [("route", route.name)], factory: factory)
+        duration = CoreMetrics.Timer(label: "thumbd_http_request_duration_seconds", dimensions: [("route", label)], factory: factory)
+        bytes = CoreMetrics.Counter(label: "thumbd_http_response_bytes_total", dimensions: [("route", label)], factory: factory)
     }
 
     func counter(status: Int) -> CoreMetrics.Counter {
         byStatus.withLock { map in
             if let counter = map[status] { return counter }
             let counter = CoreMetrics.Counter(label: "thumbd_http_requests_total",
-                                              dimensions: [("route", route.name), ("status", String(status))], factory: factory)
+                                              dimensions: [("route", label), ("status", String(status))], factory: factory)
             map[status] = counter
             return counter
         }

@@ -1,11 +1,12 @@
 import Cache
 import HTTP
-import Imaging
 
 /// `GET /v1/images?page=1&limit=30`: the library's images as JSON, a page at a time, with a
 /// `Link: rel="next"` header while more pages exist, and an ETag (304 when unchanged).
-struct ListingRoute {
-    let app: ThumbdApp
+struct ListingRoute: Sendable {
+    let index: LibraryIndex
+    let pool: WorkerPool
+    let links: ImageLinks
 
     struct Paging: Equatable {
         var page: Int
@@ -13,7 +14,7 @@ struct ListingRoute {
     }
 
     /// Pure: the paging a query asks for, or a 400 naming the parameter.
-    static func paging(_ query: QueryParameters) -> Result<Paging, TransformRequest.ParameterError> {
+    static func paging(_ query: QueryParameters) -> Result<Paging, ParameterError> {
         var paging = Paging(page: 1, limit: 30)
         var seen: Set<String> = []
         for (name, value) in query.pairs {
@@ -31,31 +32,26 @@ struct ListingRoute {
     }
 
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {
-        let paging: Paging
         do {
-            switch Self.paging(try QueryParameters(parsing: request.query)) {
-            case .success(let p): paging = p
-            case .failure(let e):
-                return responder.respond(ProblemDetails(.badRequest, detail: e.detail, extensions: [("parameter", e.parameter)]).response)
+            let paging = try Self.paging(QueryParameters(parsing: request.query)).get()
+            // Walking the folder is file-system work: it goes to the pool, not the event loop.
+            let accepted = pool.submit { [index, links] in
+                responder.respond(Self.representation(index.current(), paging, links: links).response(to: request))
             }
+            if !accepted { throw Overloaded() }
         } catch {
-            return responder.respond(ProblemDetails(.badRequest, detail: "malformed query string").response)
-        }
-        // Walking the folder is file-system work: it goes to the pool, not the event loop.
-        app.onPool(responder) { [app] in
-            let snapshot = app.index.current()
-            responder.respond(Self.representation(snapshot, paging, app: app).response(to: request))
+            responder.respond(Problems.response(for: error))
         }
     }
 
-    static func representation(_ snapshot: LibraryIndex.Snapshot, _ paging: Paging, app: ThumbdApp) -> Representation {
+    static func representation(_ snapshot: LibraryIndex.Snapshot, _ paging: Paging, links: ImageLinks) -> Representation {
         let start = min(snapshot.items.count, (paging.page - 1) * paging.limit)
         let end = min(snapshot.items.count, start + paging.limit)
         let page = snapshot.items[start..<end]
         let objects = page.map { item in
             "{\"id\":\(JSONText.quote(item.path)),\"width\":\(item.width),\"height\":\(item.height),"
                 + "\"bytes\":\(item.bytes),\"format\":\(JSONText.quote(item.format.rawValue)),"
-                + "\"url\":\(JSONText.quote(app.imageURL(item.path)))}"
+                + "\"url\":\(JSONText.quote(links.url(item.path)))}"
         }
         var headers = HTTPHeaders()
         headers.add("Cache-Control", "no-cache")
@@ -63,7 +59,7 @@ struct ListingRoute {
             headers.add("Link", "</v1/images?page=\(paging.page + 1)&limit=\(paging.limit)>; rel=\"next\"")
         }
         headers.add("X-Total-Count", String(snapshot.items.count))
-        let etag = EntityTag("l" + StableHash.hex128("\(snapshot.fingerprint)|\(paging.page)|\(paging.limit)|\(app.signer != nil)"))
+        let etag = EntityTag("l" + StableHash.hex128("\(snapshot.fingerprint)|\(paging.page)|\(paging.limit)|\(links.signs)"))
         return Representation(contentType: "application/json", body: .text("[" + objects.joined(separator: ",") + "]"),
                               etag: etag, headers: headers)
     }

@@ -1,3 +1,4 @@
+import HTTP
 import Imaging
 
 /// The transform a request asks for: its query parameters (and preset) validated and
@@ -7,12 +8,6 @@ public struct TransformRequest: Sendable, Equatable {
     /// `fm=auto`: the format is chosen per request from `Accept` (and `Vary: Accept` sent).
     public var negotiatesFormat: Bool
 
-    /// A 400 that names the parameter at fault.
-    public struct ParameterError: Error, Equatable, Sendable {
-        public var parameter: String
-        public var detail: String
-    }
-
     public static let parameterNames: Set<String> = ["w", "h", "dpr", "fit", "crop", "enlarge", "fm", "q", "p", "s"]
 
     /// True when the query asks for any transform at all (a lone signature does not).
@@ -20,8 +15,9 @@ public struct TransformRequest: Sendable, Equatable {
         query.pairs.contains { $0.name != "s" }
     }
 
-    public init(query: QueryParameters, presets: [String: String], limits: ThumbdConfig.Limits,
-                defaultQuality: Int) throws(ParameterError) {
+    /// `maxDimension` bounds `w` and `h` (after `dpr`); `defaultQuality` is `q` when none is given.
+    public init(query: QueryParameters, presets: [String: String] = [:], maxDimension: Int,
+                defaultQuality: Int = OutputFormat.defaultQuality) throws(ParameterError) {
         var values = try Self.collect(query.pairs, allowPreset: true)
         if let name = values.removeValue(forKey: "p") {
             guard let preset = presets[name] else {
@@ -55,16 +51,16 @@ public struct TransformRequest: Sendable, Equatable {
             return value
         }
 
-        var width = try integer("w", in: 1...limits.maxDimension)
-        var height = try integer("h", in: 1...limits.maxDimension)
+        var width = try integer("w", in: 1...maxDimension)
+        var height = try integer("h", in: 1...maxDimension)
         if let text = values["dpr"] {
             guard let dpr = Self.decimal(text), dpr >= 1, dpr <= 4 else {
                 throw ParameterError(parameter: "dpr", detail: "dpr must be a number in 1...4, got '\(text)'")
             }
             width = width.map { Int((Double($0) * dpr).rounded()) }
             height = height.map { Int((Double($0) * dpr).rounded()) }
-            if max(width ?? 0, height ?? 0) > limits.maxDimension {
-                throw ParameterError(parameter: "dpr", detail: "w or h times dpr is over the limit of \(limits.maxDimension) pixels")
+            if max(width ?? 0, height ?? 0) > maxDimension {
+                throw ParameterError(parameter: "dpr", detail: "w or h times dpr is over the limit of \(maxDimension) pixels")
             }
         }
         let fit = try choice("fit", TransformOptions.Fit.self) ?? .contain

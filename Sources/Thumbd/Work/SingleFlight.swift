@@ -1,41 +1,72 @@
 import Dispatch
 import Synchronization
 
-/// Runs blocking work once per key at a time: callers asking for a key already in flight
-/// wait for that result instead of doing the work again (one origin fetch per URL).
+/// Runs a piece of work once for everyone who asks for the same key while it is under way.
+/// Event loops join with a callback (they must not block) and worker threads with `run`,
+/// which waits; both kinds can share one key.
 final class SingleFlight<Value: Sendable>: Sendable {
-    private final class Flight: @unchecked Sendable {
-        let done = DispatchSemaphore(value: 0)
-        var value: Value?  // written once, before `done` is signalled
-        var waiters = 0
+    struct Waiter: Sendable {
+        let isCancelled: @Sendable () -> Bool
+        let deliver: @Sendable (Value) -> Void
     }
 
-    private let flights = Mutex<[String: Flight]>([:])
-    /// Calls that waited for someone else's work.
-    let shared = Counter()
+    private let inFlight = Mutex<[String: [Waiter]]>([:])
+    /// Requests that joined work already under way.
+    let joined = Counter()
 
-    func run(_ key: String, _ work: () -> Value) -> Value {
-        let (flight, leader) = flights.withLock { map -> (Flight, Bool) in
-            if let existing = map[key] {
-                existing.waiters += 1
-                return (existing, false)
+    /// Registers `waiter` for `key`. True when the caller is the first and must start the
+    /// work (and later call `finish`); false when it joined work already under way.
+    func join(_ key: String, _ waiter: Waiter) -> Bool {
+        inFlight.withLock { map in
+            if map[key] != nil {
+                map[key]!.append(waiter)
+                joined.increment()
+                return false
             }
-            let flight = Flight()
-            map[key] = flight
-            return (flight, true)
+            map[key] = [waiter]
+            return true
         }
-        if !leader {
-            shared.increment()
-            flight.done.wait()
-            return flight.value!
-        }
-        let value = work()
-        flight.value = value
-        let waiters = flights.withLock { map -> Int in
+    }
+
+    /// True when every waiter for `key` has gone: the work can be skipped. Only then is
+    /// the key released (and `finish` must not be called).
+    func abandonIfUnwanted(_ key: String) -> Bool {
+        inFlight.withLock { map in
+            guard let waiters = map[key], waiters.allSatisfy({ $0.isCancelled() }) else { return false }
             map[key] = nil
-            return flight.waiters
+            return true
         }
-        for _ in 0..<waiters { flight.done.signal() }
-        return value
+    }
+
+    /// Hands `value` to every waiter for `key` and releases the key.
+    func finish(_ key: String, with value: Value) {
+        let waiters = inFlight.withLock { $0.removeValue(forKey: key) } ?? []
+        for waiter in waiters { waiter.deliver(value) }
+    }
+
+    /// Blocking: runs `work` for `key`, or waits for the run already under way and returns its value.
+    func run(_ key: String, _ work: () -> Value) -> Value {
+        let result = Handoff()
+        let waiter = Waiter(isCancelled: { false }, deliver: { result.set($0) })
+        if join(key, waiter) { finish(key, with: work()) }
+        return result.get()
+    }
+
+    var pendingKeys: Int { inFlight.withLock { $0.count } }
+
+    /// One value handed from the thread that finishes to the one that waits.
+    private final class Handoff: Sendable {
+        private let value = Mutex<Value?>(nil)
+        private let done = DispatchSemaphore(value: 0)
+
+        func set(_ v: Value) {
+            value.withLock { $0 = v }
+            done.signal()
+        }
+
+        func get() -> Value {
+            done.wait()
+            return value.withLock { $0! }
+        }
     }
 }

@@ -1,4 +1,5 @@
 import CSystem
+import DequeModule
 import Dispatch
 import Foundation
 import Synchronization
@@ -7,11 +8,10 @@ import Synchronization
 /// Event loops never run these jobs, so requests that need no transform never wait.
 public final class WorkerPool: Sendable {
     private struct State {
-        var jobs: [@Sendable () -> Void] = []
-        var head = 0
+        var jobs = Deque<@Sendable () -> Void>()
         var running = 0
         var stopped = false
-        var waiting: Int { jobs.count - head }
+        var waiting: Int { jobs.count }
     }
 
     public let workers: Int
@@ -59,13 +59,7 @@ public final class WorkerPool: Sendable {
             available.wait()
             let job = state.withLock { s -> (@Sendable () -> Void)? in
                 if s.stopped { return nil }
-                guard s.head < s.jobs.count else { return nil }
-                let job = s.jobs[s.head]
-                s.head += 1
-                if s.head > 64 && s.head * 2 > s.jobs.count {
-                    s.jobs.removeFirst(s.head)
-                    s.head = 0
-                }
+                guard let job = s.jobs.popFirst() else { return nil }
                 s.running += 1
                 return job
             }

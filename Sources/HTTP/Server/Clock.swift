@@ -1,0 +1,34 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// Monotonic time in seconds. Everything that waits or times out reads it through this
+/// protocol, so tests move time forward instead of sleeping.
+public protocol MonotonicClock: Sendable {
+    func now() -> Double
+}
+
+/// CLOCK_MONOTONIC.
+public struct SystemClock: MonotonicClock {
+    public init() {}
+
+    public func now() -> Double { Self.now() }
+
+    public static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}
+
+/// A clock that moves only when told to.
+public final class ManualClock: MonotonicClock {
+    private let seconds: Mutex<Double>
+
+    public init(_ start: Double = 1000) { seconds = Mutex(start) }
+
+    public func now() -> Double { seconds.withLock { $0 } }
+
+    public func advance(by interval: Double) { seconds.withLock { $0 += interval } }
+}

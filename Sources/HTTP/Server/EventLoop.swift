@@ -1,0 +1,175 @@
+import CSystem
+import Foundation
+import Synchronization
+
+/// One epoll thread. It owns its listener and its connections: nothing here is touched from
+/// another thread except `execute`, which queues a closure and wakes the loop via eventfd.
+final class EventLoop: @unchecked Sendable {
+    let server: ServerCore
+    private let epfd: Int32
+    private let wakeFD: Int32
+    private var listenFD: Int32 = -1
+    private var connections: [Int32: Connection] = [:]
+    private let tasks = Mutex<[@Sendable () -> Void]>([])
+    private let threadID = Atomic<UInt>(0)
+    /// The time after the last epoll_wait: one clock read per wake-up, not per call.
+    private(set) var now: Double
+    private var stopping = false
+    private var draining = false
+    private var drainDeadline = Double.infinity
+    private let readBuffer: UnsafeMutableRawBufferPointer
+    private var dateLine = SecondText { "Date: \(HTTPDate.format($0))\r\n" }
+
+    private static let wakeToken: UInt64 = 1 << 40
+    private static let listenToken: UInt64 = 1 << 41
+    static let readChunk = 64 * 1024
+
+    init(server: ServerCore) throws {
+        self.server = server
+        now = server.clock.now()
+        epfd = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epfd >= 0 else { throw SocketError.system("epoll_create1", errno) }
+        wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        guard wakeFD >= 0 else { throw SocketError.system("eventfd", errno) }
+        readBuffer = .allocate(byteCount: Self.readChunk, alignment: 16)
+        _ = csys_epoll_add(epfd, wakeFD, csys_epollin(), Self.wakeToken)
+    }
+
+    deinit {
+        close(epfd)
+        close(wakeFD)
+        readBuffer.deallocate()
+    }
+
+    var isCurrent: Bool {
+        threadID.load(ordering: .relaxed) == UInt(pthread_self())
+    }
+
+    var isDraining: Bool { draining }
+
+    func adoptListener(_ fd: Int32) {
+        listenFD = fd
+        _ = csys_epoll_add(epfd, fd, csys_epollin(), Self.listenToken)
+    }
+
+    /// Runs `task` on this loop's thread.
+    func execute(_ task: @escaping @Sendable () -> Void) {
+        tasks.withLock { $0.append(task) }
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
+    }
+
+    // MARK: - The loop
+
+    func run() {
+        threadID.store(UInt(pthread_self()), ordering: .relaxed)
+        var tokens = [UInt64](repeating: 0, count: 256)
+        var events = [UInt32](repeating: 0, count: 256)
+        var nextTick = server.clock.now() + Self.tickInterval
+        while !stopping {
+            let wait = max(0, Int32((nextTick - now) * 1000) + 1)
+            let n = csys_epoll_wait(epfd, &tokens, &events, 256, wait)
+            if n < 0 && errno != EINTR { break }
+            now = server.clock.now()
+            for i in 0..<max(0, Int(n)) {
+                let token = tokens[i], mask = events[i]
+                if token == Self.wakeToken {
+                    var value: UInt64 = 0
+                    _ = Glibc.read(wakeFD, &value, 8)
+                } else if token == Self.listenToken {
+                    acceptConnections()
+                } else if let connection = connections[Int32(truncatingIfNeeded: token)] {
+                    connection.handleEvents(EpollEvents(rawValue: mask))
+                }
+            }
+            runTasks()
+            if now >= nextTick {
+                nextTick = now + Self.tickInterval
+                for connection in Array(connections.values) { connection.checkTimeouts(now: now) }
+                if draining && (connections.isEmpty || now >= drainDeadline) { stopping = true }
+            }
+        }
+        for connection in Array(connections.values) { connection.close() }
+        closeListener()
+        runTasks()
+    }
+
+    static let tickInterval = 0.1
+
+    private func runTasks() {
+        while true {
+            let batch = tasks.withLock { queue -> [@Sendable () -> Void] in
+                let items = queue
+                queue.removeAll()
+                return items
+            }
+            if batch.isEmpty { return }
+            for task in batch { task() }
+        }
+    }
+
+    private func acceptConnections() {
+        // A few per wake-up, so the loops sharing a port share the clients too.
+        var peer = [CChar](repeating: 0, count: 64)
+        for _ in 0..<16 {
+            let fd = csys_accept_nonblocking(listenFD, &peer, peer.count)
+            if fd < 0 { return }
+            guard server.reserveConnection() else {
+                close(fd)
+                continue
+            }
+            var one: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            let connection = Connection(fd: fd, peer: String(cString: peer), loop: self, now: now)
+            connections[fd] = connection
+            if csys_epoll_add(epfd, fd, connection.wantedEvents.rawValue, UInt64(fd)) != 0 {
+                connection.close()
+            }
+        }
+    }
+
+    private func closeListener() {
+        guard listenFD >= 0 else { return }
+        _ = csys_epoll_del(epfd, listenFD)
+        close(listenFD)
+        listenFD = -1
+    }
+
+    // MARK: - Called by connections
+
+    func updateInterest(_ connection: Connection, events: EpollEvents) {
+        _ = csys_epoll_mod(epfd, connection.fd, events.rawValue, UInt64(connection.fd))
+    }
+
+    func forget(_ connection: Connection) {
+        _ = csys_epoll_del(epfd, connection.fd)
+        connections.removeValue(forKey: connection.fd)
+        server.releaseConnection()
+    }
+
+    func read(into connection: Connection) -> Int {
+        let n = Glibc.read(connection.fd, readBuffer.baseAddress, Self.readChunk)
+        if n > 0 { connection.appendInput(UnsafeRawBufferPointer(rebasing: readBuffer[0..<n])) }
+        return n
+    }
+
+    /// `Date: ...\r\n`, formatted once a second.
+    func dateHeaderLine() -> [UInt8] { dateLine.bytes(at: time(nil)) }
+
+    // MARK: - Stopping
+
+    /// Stops accepting; open connections finish their current exchange, idle ones close.
+    func beginDrain(deadline: Double) {
+        execute { [self] in
+            closeListener()
+            draining = true
+            drainDeadline = deadline
+            for connection in Array(connections.values) { connection.drain() }
+            if connections.isEmpty { stopping = true }
+        }
+    }
+
+    func stop() {
+        execute { [self] in stopping = true }
+    }
+}

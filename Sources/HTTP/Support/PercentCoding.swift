@@ -1,0 +1,47 @@
+/// Percent-encoding (RFC 3986 §2.1), decoded once and strictly: a malformed escape is an
+/// error, never passed on.
+public enum PercentCoding {
+    /// Decodes %XX escapes; nil when an escape is malformed. `+` stays `+` (see `QueryParameters`).
+    public static func decode<S: StringProtocol>(_ s: S) -> [UInt8]? {
+        var out: [UInt8] = []
+        out.reserveCapacity(s.utf8.count)
+        var it = s.utf8.makeIterator()
+        while let c = it.next() {
+            if c == UInt8(ascii: "%") {
+                guard let h = it.next().flatMap(hexValue), let l = it.next().flatMap(hexValue) else { return nil }
+                out.append(h << 4 | l)
+            } else {
+                out.append(c)
+            }
+        }
+        return out
+    }
+
+    /// Encodes every byte but the unreserved ones (and `/` when `keepingSlashes`), so the
+    /// result can go into a path (or, without slashes, a query value).
+    public static func encode(_ text: String, keepingSlashes: Bool) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            case UInt8(ascii: "/") where keepingSlashes:
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 15, radix: 16, uppercase: true)
+            }
+        }
+        return out
+    }
+
+    private static func hexValue(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 0x30...0x39: c - 0x30
+        case 0x41...0x46: c - 0x41 + 10
+        case 0x61...0x66: c - 0x61 + 10
+        default: nil
+        }
+    }
+}

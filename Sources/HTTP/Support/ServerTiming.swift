@@ -1,0 +1,46 @@
+/// The `Server-Timing` field (W3C Server Timing) as a value: the steps a response went
+/// through, each with an optional duration and description, rendered only when written.
+public struct ServerTiming: Sendable, Equatable {
+    public struct Step: Sendable, Equatable {
+        public var name: String
+        /// Seconds; nil when not worth measuring.
+        public var duration: Double?
+        public var description: String?
+
+        public init(_ name: String, duration: Double? = nil, description: String? = nil) {
+            self.name = name
+            self.duration = duration
+            self.description = description
+        }
+    }
+
+    public private(set) var steps: [Step]
+
+    public init(_ steps: [Step] = []) { self.steps = steps }
+
+    public mutating func append(_ step: Step) { steps.append(step) }
+
+    public func appending(_ step: Step) -> ServerTiming {
+        var copy = self
+        copy.append(step)
+        return copy
+    }
+
+    /// `read;dur=1.20, transform;dur=30.05` or `cache;desc=memory`.
+    public var fieldValue: String {
+        steps.map { step in
+            var text = step.name
+            if let description = step.description { text += ";desc=" + description }
+            if let duration = step.duration { text += ";dur=" + Self.milliseconds(duration) }
+            return text
+        }.joined(separator: ", ")
+    }
+
+    /// `seconds` as milliseconds with two decimals, without Foundation's costly `String(format:)`:
+    /// 0.0123 -> "12.30".
+    public static func milliseconds(_ seconds: Double) -> String {
+        let hundredths = max(0, Int((seconds * 100_000).rounded()))
+        let fraction = hundredths % 100
+        return "\(hundredths / 100)." + (fraction < 10 ? "0" : "") + String(fraction)
+    }
+}

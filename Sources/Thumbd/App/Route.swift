@@ -1,0 +1,46 @@
+/// What a request's path names, matched once: the app dispatches on it, and request metrics
+/// and the access log are labelled by it, so they cannot disagree.
+enum Route: Int, CaseIterable, Sendable {
+    case image, proxy, listing, gallery, health, metrics, notFound
+
+    init(path: Substring) {
+        if path.utf8.starts(with: ImageRoute.pathPrefix.utf8) {
+            self = .image
+            return
+        }
+        switch path {
+        case "/proxy": self = .proxy
+        case "/v1/images": self = .listing
+        case "/": self = .gallery
+        case "/health": self = .health
+        case "/metrics": self = .metrics
+        default: self = .notFound
+        }
+    }
+
+    /// The route of a finished exchange, from the tag the app gave its responder.
+    init?(tag: Int) {
+        self.init(rawValue: tag)
+    }
+
+    /// Its label in metrics and the access log: a small fixed set, never the path itself
+    /// (that would explode the number of series). `invalid` names requests that never
+    /// reached a route (the head could not be parsed).
+    var label: String {
+        switch self {
+        case .image: "img"
+        case .proxy: "proxy"
+        case .listing: "images"
+        case .gallery: "gallery"
+        case .health: "health"
+        case .metrics: "metrics"
+        case .notFound: "not_found"
+        }
+    }
+
+    static let invalidLabel = "invalid"
+
+    /// Every label, in the order of the indexes metrics are recorded under: the routes',
+    /// then `invalid` (index `allCases.count`).
+    static let metricLabels = allCases.map(\.label) + [invalidLabel]
+}

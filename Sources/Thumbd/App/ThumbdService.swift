@@ -1,0 +1,58 @@
+import CSystem
+import HTTP
+import Imaging
+import Logging
+
+/// thumbd assembled from a configuration: the library, the app and its HTTP server.
+public final class ThumbdService: Sendable {
+    public let config: ThumbdConfig
+    public let app: ThumbdApp
+    public let server: HTTPServer
+
+    public static let version = "0.1.0"
+    /// The logger label of the per-request access lines (buffered, see `LogSink`).
+    public static let accessLogLabel = "thumbd.access"
+
+    /// `clock` measures every timeout and freshness window (tests pass a manual one).
+    public init(config: ThumbdConfig, clock: any MonotonicClock = SystemClock(), logger: Logger = Logger(label: "thumbd")) throws {
+        self.config = config
+        // Before the worker threads exist, so they share two malloc arenas.
+        csys_limit_malloc_arenas(2)
+        csys_set_mmap_threshold(1 << 20)
+        if config.library.demo {
+            let written = try DemoLibrary.populateIfEmpty(root: config.library.root)
+            if written > 0 { logger.info("wrote \(written) demo images to \(config.library.root) (library.demo: false turns this off)") }
+        }
+        let library = try ImageLibrary(root: config.library.root)
+        let gauges = ServerGauges()
+        app = ThumbdApp(config: config, library: library, gauges: gauges, clock: clock, logger: logger)
+        let accessLog = config.logging.access ? Logger(label: Self.accessLogLabel) : nil
+        server = try HTTPServer(configuration: config.serverConfiguration, handler: app,
+                                observer: ExchangeLog(metrics: app.metrics, logger: accessLog), gauges: gauges, clock: clock)
+        if config.security.key.isEmpty {
+            logger.warning("URL signing is off: /img and /proxy accept unsigned requests (set security.key to require signatures)")
+        } else {
+            logger.info("URL signing is on: /img and /proxy require a valid s")
+        }
+        logger.info("thumbd \(Self.version) listening on \(config.server.host):\(server.port)",
+                    metadata: ["library": "\(config.library.root)", "loops": "\(config.server.eventLoops)",
+                               "workers": "\(config.limits.workers)", "queue": "\(config.limits.queue)",
+                               "cache.dir": "\(config.cache.dir)", "cache.memory_bytes": "\(config.cache.memoryBytes)",
+                               "cache.disk_bytes": "\(config.cache.diskBytes)", "libvips": "\(Vips.version)"])
+    }
+
+    public var port: Int { server.port }
+
+    /// Graceful stop: /health turns 503, no new connections, open exchanges finish.
+    public func drain() {
+        app.beginDraining()
+        server.drain(seconds: config.server.drainSeconds)
+    }
+
+    public func stop() {
+        server.stop()
+        app.pool.stop()
+    }
+
+    public func wait() { server.wait() }
+}

@@ -1,0 +1,7 @@
+import HTTP
+
+/// A path no route serves.
+struct NoRoute: HTTPProblem {
+    let path: String
+    var problem: ProblemDetails { ProblemDetails(.notFound, detail: "no route for \(path)") }
+}

@@ -1,0 +1,46 @@
+import HTTP
+
+/// `GET /metrics`: the Prometheus text exposition. Request metrics are recorded as exchanges
+/// finish; the state worth reporting (cache tiers, queue, connections) is read here, at scrape.
+struct MetricsRoute: Sendable {
+    let metrics: ThumbdMetrics
+    let thumbnails: ThumbnailService
+    let originals: RemoteOriginals?
+    let gauges: ServerGauges
+
+    func handle(_ request: HTTPRequest, responder: HTTPResponder) {
+        collect()
+        var headers = HTTPHeaders()
+        headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+        headers.add("Cache-Control", "no-store")
+        responder.respond(HTTPResponse(headers: headers, body: .bytes(metrics.render())))
+    }
+
+    private func collect() {
+        let store = thumbnails.store
+        let memory = store.memory.statistics
+        metrics.total("thumbd_cache_requests_total", [("tier", "memory"), ("result", "hit")], memory.hits)
+        metrics.total("thumbd_cache_requests_total", [("tier", "memory"), ("result", "miss")], memory.misses)
+        metrics.total("thumbd_cache_evictions_total", [("tier", "memory")], memory.evictions)
+        metrics.gauge("thumbd_cache_bytes", [("tier", "memory")], memory.bytes)
+        metrics.gauge("thumbd_cache_entries", [("tier", "memory")], memory.entries)
+        if let disk = store.disk?.statistics {
+            metrics.total("thumbd_cache_requests_total", [("tier", "disk"), ("result", "hit")], disk.hits)
+            metrics.total("thumbd_cache_requests_total", [("tier", "disk"), ("result", "miss")], disk.misses)
+            metrics.total("thumbd_cache_evictions_total", [("tier", "disk")], disk.evictions)
+            metrics.total("thumbd_cache_writes_total", [("tier", "disk")], disk.writes)
+            metrics.total("thumbd_cache_corrupt_entries_total", [("tier", "disk")], disk.corrupt)
+            metrics.gauge("thumbd_cache_bytes", [("tier", "disk")], disk.bytes)
+            metrics.gauge("thumbd_cache_entries", [("tier", "disk")], disk.entries)
+        }
+        metrics.gauge("thumbd_transform_queue_depth", [], thumbnails.pool.queueDepth)
+        metrics.gauge("thumbd_transforms_running", [], thumbnails.pool.running)
+        metrics.total("thumbd_coalesced_requests_total", [], thumbnails.flights.joined.count)
+        if let originals {
+            metrics.total("thumbd_origin_stale_served_total", [], originals.staleServed.count)
+            metrics.total("thumbd_origin_shared_fetches_total", [], originals.sharedFetches)
+        }
+        metrics.gauge("thumbd_http_open_connections", [], gauges.openConnections)
+        metrics.gauge("thumbd_http_requests_in_flight", [], gauges.inFlightRequests)
+    }
+}

@@ -1,0 +1,26 @@
+import Synchronization
+
+/// The identities one request target had, kept for the latest source version: one, or one
+/// per negotiated format for `fm=auto`. A grid asks for the same URLs again and again, and
+/// an identity (options text, key text, its hash) costs more than the lookup it serves.
+final class IdentityMemo: Sendable {
+    private let kept = Mutex<[(version: String, negotiated: FormatTag?, identity: ThumbnailIdentity)]>([])
+
+    init() {}
+
+    /// The identity for this source version and request, made once per version and format.
+    func identity(source: SourceName, version: SourceVersion, request: ThumbnailRequest) -> ThumbnailIdentity {
+        let negotiated: FormatTag? = request.transform.negotiatesFormat ? .negotiated(request.negotiated) : nil
+        let known = kept.withLock { entries in
+            entries.first { $0.version == version.tag && $0.negotiated == negotiated }?.identity
+        }
+        if let known { return known }
+        let identity = ThumbnailIdentity(source: source, version: version, request: request)
+        kept.withLock { entries in
+            // A new source version replaces every identity of the old one.
+            entries.removeAll { $0.version != version.tag }
+            entries.append((version.tag, negotiated, identity))
+        }
+        return identity
+    }
+}

@@ -1,0 +1,11 @@
+import Imaging
+
+/// Why a thumbnail could not be had. Each case knows its HTTP problem (see Problems/).
+enum ThumbnailFailure: Error, Sendable {
+    /// The source could not be read or fetched.
+    case source(any Error & Sendable)
+    case sourceTooLarge(bytes: Int, limit: Int)
+    case imaging(ImagingError)
+    /// The worker queue is full.
+    case overloaded
+}

@@ -1,0 +1,45 @@
+import Cache
+import Imaging
+
+/// A thumbnail's identity, built here and nowhere else: its cache key, the options its
+/// transform runs with and its ETag. The key covers the source and its version, the
+/// normalized options and the format tag, so a changed source never hits an old entry, and
+/// equal requests on any replica, after any restart, share one key and one ETag.
+struct ThumbnailIdentity: Sendable {
+    let key: CacheKey
+    /// Resolved for the source's format; the format is nil only for a legacy negotiation,
+    /// which the transform settles from the image.
+    let options: TransformOptions
+    let formatTag: FormatTag
+
+    init(source: SourceName, version: SourceVersion, request: ThumbnailRequest) {
+        var options = request.transform.options.resolved(for: version.format)
+        let tag: FormatTag
+        if request.transform.negotiatesFormat {
+            options.format = request.negotiated
+            tag = .negotiated(request.negotiated)
+        } else {
+            tag = .chosen(options.format)
+        }
+        self.options = options
+        formatTag = tag
+        key = CacheKey("\(source.text)|\(version.tag)|\(options.canonicalText)|\(tag.text)")
+    }
+
+    /// What joins concurrent requests before the source's version is known (a remote
+    /// original not yet fetched): the source, the options and the format tag.
+    static func flightKey(source: SourceName, request: ThumbnailRequest) -> String {
+        let tag = request.transform.negotiatesFormat ? FormatTag.negotiated(request.negotiated).text : "-"
+        return "\(source.text)|\(request.transform.options.canonicalText)|\(tag)"
+    }
+
+    /// The ETag of a made thumbnail: its source version and its final options (format settled).
+    static func etag(sourceVersion: String, options: TransformOptions) -> String {
+        "t" + StableHash.hex128(sourceVersion + "|" + options.canonicalText)
+    }
+
+    /// The ETag of a remote original served as it is.
+    static func originalETag(sourceVersion: String) -> String {
+        "o" + StableHash.hex128(sourceVersion)
+    }
+}

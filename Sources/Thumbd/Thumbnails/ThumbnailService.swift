@@ -1,0 +1,134 @@
+import Cache
+import HTTP
+import Imaging
+import Logging
+
+/// Thumbnails of any source: looked up in the memory tier, then the disk tier; on a miss
+/// made on the worker pool, once for every request that asks for the same thumbnail while
+/// it is being made, counted and timed in the metrics, and stored in both tiers.
+final class ThumbnailService: Sendable {
+    struct Limits: Sendable {
+        /// Sources over this many bytes are refused (413).
+        var maxSourceBytes: Int
+        /// Sources over this many pixels are refused (422) from their header alone.
+        var maxSourcePixels: Int
+    }
+
+    typealias Waiter = SingleFlight<ThumbnailAnswer>.Waiter
+
+    let store: VariantStore
+    let pool: WorkerPool
+    let flights = SingleFlight<ThumbnailAnswer>()
+    /// Transforms run to completion (successful or not); dropped and refused ones do not count.
+    let transformsRun = Counter()
+    private let limits: Limits
+    private let metrics: ThumbdMetrics
+    private let clock: any MonotonicClock
+    private let logger: Logger
+
+    init(store: VariantStore, pool: WorkerPool, limits: Limits, metrics: ThumbdMetrics, clock: any MonotonicClock,
+         logger: Logger) {
+        self.store = store
+        self.pool = pool
+        self.limits = limits
+        self.metrics = metrics
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// The cached thumbnail, when the source's version is known without blocking and a tier
+    /// holds it. Cheap: the event loop answers hits with it.
+    func cached(_ request: ThumbnailRequest, of source: some ThumbnailSource) -> VariantStore.Hit? {
+        guard let version = source.knownVersion else { return nil }
+        let identity = request.identity(of: source.name, at: version)
+        return store.lookup(identity.key, vary: request.transform.negotiatesFormat)
+    }
+
+    /// Makes the thumbnail on the worker pool (or joins the making under way) and hands the
+    /// answer to `waiter`. Work nobody waits for any more by the time it starts is skipped.
+    func make(_ request: ThumbnailRequest, of source: some ThumbnailSource, for waiter: Waiter) {
+        if let version = source.knownVersion, let bytes = version.byteCount, bytes > limits.maxSourceBytes {
+            return waiter.deliver(.failed(.sourceTooLarge(bytes: bytes, limit: limits.maxSourceBytes)))
+        }
+        let flight = source.knownVersion.map { request.identity(of: source.name, at: $0).key.hash }
+            ?? ThumbnailIdentity.flightKey(source: source.name, request: request)
+        run(flight, waiter) { [self] in produce(request, of: source) }
+    }
+
+    /// The source as it is (a remote original without parameters), fetched on the pool once
+    /// for every request that asks for it meanwhile.
+    func original(of source: some ThumbnailSource, for waiter: Waiter) {
+        run(source.name.text + "|original", waiter) {
+            switch source.load() {
+            case .failure(let failure):
+                return .failed(failure)
+            case .success(let loaded):
+                let variant = CachedVariant(bytes: loaded.bytes,
+                                            contentType: loaded.version.format?.mediaType ?? "application/octet-stream",
+                                            etag: ThumbnailIdentity.originalETag(sourceVersion: loaded.version.tag),
+                                            lastModified: loaded.version.lastModified)
+                return .variant(variant, timing: ServerTiming([loaded.step]), tier: nil)
+            }
+        }
+    }
+
+    private func run(_ flight: String, _ waiter: Waiter, _ work: @escaping @Sendable () -> ThumbnailAnswer) {
+        guard flights.join(flight, waiter) else { return }
+        let accepted = pool.submit { [flights] in
+            if flights.abandonIfUnwanted(flight) { return }
+            flights.finish(flight, with: work())
+        }
+        if !accepted { flights.finish(flight, with: .failed(.overloaded)) }
+    }
+
+    /// Worker thread: the source's bytes, then the variant from a tier (another size of a
+    /// remote original may have made it meanwhile) or from the transform.
+    private func produce(_ request: ThumbnailRequest, of source: some ThumbnailSource) -> ThumbnailAnswer {
+        let loaded: LoadedSource
+        switch source.load() {
+        case .success(let value): loaded = value
+        case .failure(let failure): return .failed(failure)
+        }
+        guard loaded.bytes.count <= limits.maxSourceBytes else {
+            return .failed(.sourceTooLarge(bytes: loaded.bytes.count, limit: limits.maxSourceBytes))
+        }
+        let identity = request.identity(of: source.name, at: loaded.version)
+        let timing = ServerTiming([loaded.step])
+        if source.knownVersion == nil, let found = store.variant(identity.key) {
+            return .variant(found.variant, timing: ServerTiming([VariantStore.hitStep(found.tier)]), tier: found.tier)
+        }
+        switch transform(loaded, identity) {
+        case .success(let (variant, step)):
+            store.store(identity.key, variant)
+            return .variant(variant, timing: timing.appending(step), tier: nil)
+        case .failure(let error):
+            return .failed(.imaging(error))
+        }
+    }
+
+    /// The transform step, counted and timed. Worker thread.
+    private func transform(_ source: LoadedSource, _ identity: ThumbnailIdentity)
+        -> Result<(CachedVariant, ServerTiming.Step), ImagingError> {
+        let started = clock.now()
+        defer { transformsRun.increment() }
+        do {
+            let header = try ImageTransformer.checkedHeader(source.bytes, maxPixels: limits.maxSourcePixels)
+            let output = try ImageTransformer.transform(source.bytes, header: header, options: identity.options)
+            let seconds = clock.now() - started
+            var final = identity.options
+            final.format = output.format
+            final.normalize()
+            let variant = CachedVariant(bytes: output.bytes, contentType: output.format.mediaType,
+                                        etag: ThumbnailIdentity.etag(sourceVersion: source.version.tag, options: final),
+                                        lastModified: source.version.lastModified)
+            metrics.recordTransform(format: output.format.rawValue, ok: true, seconds: seconds)
+            return .success((variant, ServerTiming.Step("transform", duration: seconds)))
+        } catch {
+            metrics.recordTransform(format: identity.options.format?.rawValue ?? "auto", ok: false, seconds: clock.now() - started)
+            if case .encodingFailed = error {
+                logger.error("encoding failed for \(identity.key.text): \(error)")
+            }
+            return .failure(error)
+        }
+    }
+}

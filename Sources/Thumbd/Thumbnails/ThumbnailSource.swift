@@ -1,0 +1,15 @@
+import HTTP
+import Imaging
+
+/// Where a thumbnail's source bytes come from: a library file or a remote original. The
+/// thumbnail service asks a source for its version (to make the cache key) and its bytes.
+protocol ThumbnailSource: Sendable {
+    /// Names the source in cache keys.
+    var name: SourceName { get }
+    /// The version known without blocking (a library file's, from its open-file entry; a
+    /// remote original's while it is fresh in memory), so a hit can be answered on the event
+    /// loop; nil when only `load` can tell.
+    var knownVersion: SourceVersion? { get }
+    /// The bytes and the version they are. Blocking: a worker thread calls it.
+    func load() -> Result<LoadedSource, ThumbnailFailure>
+}

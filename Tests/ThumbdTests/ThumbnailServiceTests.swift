@@ -1,0 +1,294 @@
+import Cache
+import Foundation
+import HTTP
+import Imaging
+import Logging
+import Synchronization
+import Testing
+@testable import Thumbd
+
+/// A source under the test's control: counts its loads, can fail or hide its version.
+final class StubSource: ThumbnailSource, @unchecked Sendable {
+    let name: SourceName
+    let bytes: [UInt8]
+    let versionKnown: Bool
+    let failure: ThumbnailFailure?
+    let loads = Counter()
+    let gate = DispatchSemaphore(value: 0)
+    let gated: Bool
+
+    init(_ name: String, bytes: [UInt8], versionKnown: Bool = true, failure: ThumbnailFailure? = nil, gated: Bool = false) {
+        self.name = .remote(name)
+        self.bytes = bytes
+        self.versionKnown = versionKnown
+        self.failure = failure
+        self.gated = gated
+    }
+
+    var version: SourceVersion { SourceVersion(tag: "v1", format: .jpeg, lastModified: 1_700_000_000, byteCount: bytes.count) }
+    var knownVersion: SourceVersion? { versionKnown ? version : nil }
+
+    func load() -> Result<LoadedSource, ThumbnailFailure> {
+        loads.increment()
+        if gated { gate.wait() }
+        if let failure { return .failure(failure) }
+        return .success(LoadedSource(version: version, bytes: bytes, step: ServerTiming.Step("read", duration: 0.001)))
+    }
+}
+
+/// Collects what waiters are given.
+final class Answers: Sendable {
+    let received = Mutex<[ThumbnailAnswer]>([])
+    let done = DispatchSemaphore(value: 0)
+
+    func waiter(cancelled: @escaping @Sendable () -> Bool = { false }) -> ThumbnailService.Waiter {
+        ThumbnailService.Waiter(isCancelled: cancelled, deliver: { answer in
+            self.received.withLock { $0.append(answer) }
+            self.done.signal()
+        })
+    }
+
+    func wait(for count: Int) -> [ThumbnailAnswer] {
+        for _ in 0..<count { _ = done.wait(timeout: .now() + 30) }
+        return received.withLock { $0 }
+    }
+}
+
+@Suite struct ThumbnailServiceTests {
+    static let photo = try! ImageSynthesis.pattern(width: 640, height: 480, seed: 5).encode(.jpeg)
+
+    func service(workers: Int = 2, queue: Int = 16, maxSourceBytes: Int = 1 << 26) -> ThumbnailService {
+        ThumbnailService(store: VariantStore(memoryBytes: 1 << 24, disk: nil, cacheControl: "public, max-age=60"),
+                         pool: WorkerPool(workers: workers, queueLimit: queue),
+                         limits: .init(maxSourceBytes: maxSourceBytes, maxSourcePixels: 50_000_000),
+                         metrics: ThumbdMetrics(routes: Route.metricLabels), clock: ManualClock(), logger: Logger(label: "test"))
+    }
+
+    func request(_ query: String, negotiated: OutputFormat? = nil) throws -> ThumbnailRequest {
+        let transform = try #require(try TransformParser(presets: [:], maxDimension: 4096, defaultQuality: 80)
+            .transform(QueryParameters(parsing: Substring(query))))
+        return ThumbnailRequest(transform: transform, negotiated: negotiated)
+    }
+
+    @Test func aMissIsMadeOnceStoredAndThenAHit() throws {
+        let thumbnails = service()
+        let source = StubSource("a", bytes: Self.photo)
+        let wanted = try request("w=100&fm=webp")
+        #expect(thumbnails.cached(wanted, of: source) == nil)
+        let answers = Answers()
+        thumbnails.make(wanted, of: source, for: answers.waiter())
+        guard case .variant(let variant, let timing, let tier) = answers.wait(for: 1).first else {
+            Issue.record("no variant")
+            return
+        }
+        #expect(tier == nil && variant.contentType == "image/webp")
+        #expect(timing.steps.map(\.name) == ["read", "transform"])
+        #expect(try ImageHeader.read(variant.bytes).width == 100)
+        let hit = try #require(thumbnails.cached(wanted, of: source))
+        #expect(hit.tier == .memory)
+        #expect(thumbnails.transformsRun.count == 1 && source.loads.count == 1)
+    }
+
+    @Test func concurrentRequestsForOneThumbnailShareOneLoadAndOneTransform() throws {
+        let thumbnails = service()
+        let source = StubSource("b", bytes: Self.photo, gated: true)
+        let answers = Answers()
+        for _ in 0..<20 { thumbnails.make(try request("w=120"), of: source, for: answers.waiter()) }
+        source.gate.signal()
+        let all = answers.wait(for: 20)
+        #expect(all.count == 20)
+        #expect(source.loads.count == 1 && thumbnails.transformsRun.count == 1)
+        #expect(thumbnails.flights.joined.count == 19)
+        let etags = Set(all.compactMap { answer -> String? in
+            if case .variant(let v, _, _) = answer { return v.etag } else { return nil }
+        })
+        #expect(etags.count == 1)
+    }
+
+    @Test func aSourceWhoseVersionIsUnknownIsLoadedBeforeItsKeyExistsAndSharesIt() throws {
+        let thumbnails = service()
+        let source = StubSource("c", bytes: Self.photo, versionKnown: false)
+        let answers = Answers()
+        thumbnails.make(try request("w=80"), of: source, for: answers.waiter())
+        _ = answers.wait(for: 1)
+        // The same thumbnail asked again: the source must be loaded to know its version,
+        // then the variant is found in the store instead of made again.
+        let again = Answers()
+        thumbnails.make(try request("w=80"), of: source, for: again.waiter())
+        guard case .variant(_, let timing, let tier) = again.wait(for: 1).first else {
+            Issue.record("no variant")
+            return
+        }
+        #expect(tier == .memory && timing.fieldValue == "cache;desc=memory")
+        #expect(source.loads.count == 2 && thumbnails.transformsRun.count == 1)
+    }
+
+    @Test func failuresReachEveryWaiterAndTooLargeSourcesAreNotRead() throws {
+        let thumbnails = service(maxSourceBytes: 1000)
+        let big = StubSource("d", bytes: Self.photo)
+        let answers = Answers()
+        thumbnails.make(try request("w=10"), of: big, for: answers.waiter())
+        guard case .failed(.sourceTooLarge(let bytes, 1000)) = answers.wait(for: 1).first else {
+            Issue.record("not refused")
+            return
+        }
+        #expect(bytes == Self.photo.count && big.loads.count == 0)
+
+        let broken = StubSource("e", bytes: [], failure: .source(LibraryChange.changedWhileRead), gated: true)
+        let failed = Answers()
+        for _ in 0..<3 { thumbnails.make(try request("w=10"), of: broken, for: failed.waiter()) }
+        broken.gate.signal()
+        let all = failed.wait(for: 3)
+        #expect(all.count == 3)
+        for answer in all {
+            guard case .failed(let failure) = answer else { Issue.record("not failed"); continue }
+            #expect(failure.response.status == .notFound)
+        }
+    }
+
+    @Test func workNobodyWaitsForIsSkippedAndAFullQueueIsOverload() throws {
+        let thumbnails = service(workers: 1, queue: 0)
+        let blocker = StubSource("f", bytes: Self.photo, gated: true)
+        let first = Answers()
+        thumbnails.make(try request("w=10"), of: blocker, for: first.waiter())
+        while thumbnails.pool.running == 0 { Thread.sleep(forTimeInterval: 0.002) }
+        let refused = Answers()
+        thumbnails.make(try request("w=20"), of: StubSource("g", bytes: Self.photo), for: refused.waiter())
+        guard case .failed(.overloaded) = refused.wait(for: 1).first else {
+            Issue.record("not refused")
+            return
+        }
+        blocker.gate.signal()
+        _ = first.wait(for: 1)
+
+        let roomy = service(workers: 1, queue: 4)
+        let slow = StubSource("h", bytes: Self.photo, gated: true)
+        let skipped = StubSource("i", bytes: Self.photo)
+        let busy = Answers(), gone = Answers()
+        roomy.make(try request("w=10"), of: slow, for: busy.waiter())
+        while roomy.pool.running == 0 { Thread.sleep(forTimeInterval: 0.002) }
+        roomy.make(try request("w=10"), of: skipped, for: gone.waiter(cancelled: { true }))
+        slow.gate.signal()
+        _ = busy.wait(for: 1)
+        while roomy.pool.running + roomy.pool.queueDepth > 0 { Thread.sleep(forTimeInterval: 0.002) }
+        #expect(skipped.loads.count == 0 && roomy.transformsRun.count == 1)
+        #expect(gone.received.withLock { $0.isEmpty })
+    }
+
+    @Test func identitiesAreTheSameForEquivalentRequestsAndDifferForNegotiatedFormats() throws {
+        let source = SourceName.library("a/b.jpg")
+        let version = SourceVersion(tag: "o1-2", format: .jpeg, lastModified: 1, byteCount: 2)
+        let a = ThumbnailIdentity(source: source, version: version, request: try request("w=200&dpr=2&fit=cover&h=100&crop=center"))
+        let b = ThumbnailIdentity(source: source, version: version, request: try request("h=200&w=400&fit=cover"))
+        #expect(a.key == b.key)
+        #expect(a.key.text == "img|a/b.jpg|o1-2|w=400,h=200,fit=cover,crop=center,enlarge=0,fm=jpeg,q=80|jpeg")
+        let webp = ThumbnailIdentity(source: source, version: version, request: try request("w=400&fm=auto", negotiated: .webp))
+        let legacy = ThumbnailIdentity(source: source, version: version, request: try request("w=400&fm=auto"))
+        #expect(webp.formatTag == .negotiated(.webp) && legacy.formatTag == .negotiated(nil))
+        #expect(webp.key.text.hasSuffix("|webp") && legacy.key.text.hasSuffix("|legacy"))
+        #expect(legacy.options.format == nil)
+        let newer = ThumbnailIdentity(source: source, version: SourceVersion(tag: "o1-3", format: .jpeg, lastModified: 1),
+                                      request: try request("w=400&h=200&fit=cover"))
+        #expect(newer.key != a.key)
+        // Derived from the text alone: the same on any replica, after any restart.
+        #expect(ThumbnailIdentity.etag(sourceVersion: "o1-2", options: a.options)
+            == "t" + StableHash.hex128("o1-2|" + a.options.canonicalText))
+    }
+
+    @Test func theIdentityMemoKeepsOneVersionAndOneIdentityPerNegotiatedFormat() throws {
+        let memo = IdentityMemo()
+        var wanted = try request("w=50&fm=auto", negotiated: .avif)
+        wanted.memo = memo
+        let source = SourceName.library("x.jpg")
+        let v1 = SourceVersion(tag: "v1", format: .jpeg, lastModified: 0)
+        let avif = wanted.identity(of: source, at: v1)
+        wanted.negotiated = nil
+        let legacy = wanted.identity(of: source, at: v1)
+        #expect(avif.key != legacy.key)
+        wanted.negotiated = .avif
+        #expect(wanted.identity(of: source, at: v1).key == avif.key)
+        let v2 = wanted.identity(of: source, at: SourceVersion(tag: "v2", format: .jpeg, lastModified: 0))
+        #expect(v2.key.text.contains("|v2|"))
+    }
+}
+
+@Suite struct SingleFlightTests {
+    @Test func oneRunForManyWaitersAndSkippedOnlyWhenAllLeft() {
+        let flights = SingleFlight<Int>()
+        let got = Mutex<[Int]>([])
+        let cancelled = Atomic<Bool>(false)
+        func waiter(_ leaves: Bool) -> SingleFlight<Int>.Waiter {
+            .init(isCancelled: { leaves && cancelled.load(ordering: .relaxed) }, deliver: { v in got.withLock { $0.append(v) } })
+        }
+        #expect(flights.join("k", waiter(true)))
+        #expect(!flights.join("k", waiter(false)))
+        #expect(flights.joined.count == 1)
+        cancelled.store(true, ordering: .relaxed)
+        #expect(!flights.abandonIfUnwanted("k"), "one waiter is still there")
+        flights.finish("k", with: 7)
+        #expect(got.withLock { $0 } == [7, 7])
+        #expect(flights.pendingKeys == 0)
+        #expect(flights.join("k", waiter(true)))
+        #expect(flights.abandonIfUnwanted("k"))
+        #expect(flights.pendingKeys == 0)
+    }
+
+    @Test func blockingRunsShareOneExecution() {
+        let flights = SingleFlight<Int>()
+        let runs = Counter()
+        let gate = DispatchSemaphore(value: 0)
+        let results = Mutex<[Int]>([])
+        let group = DispatchGroup()
+        for _ in 0..<8 {
+            DispatchQueue.global().async(group: group) {
+                let value = flights.run("key") {
+                    runs.increment()
+                    gate.wait()
+                    return 42
+                }
+                results.withLock { $0.append(value) }
+            }
+        }
+        while flights.joined.count < 7 { Thread.sleep(forTimeInterval: 0.002) }
+        gate.signal()
+        group.wait()
+        #expect(runs.count == 1)
+        #expect(results.withLock { $0 } == Array(repeating: 42, count: 8))
+    }
+}
+
+@Suite struct ProblemMappingTests {
+    @Test func domainErrorsKnowTheirStatus() {
+        let cases: [(any Error, Int)] = [
+            (QueryParameters.Problem.malformed("%"), 400),
+            (ParameterError(parameter: "w", detail: "no"), 400),
+            (URLSigner.Refusal.missing, 403), (URLSigner.Refusal.notLast, 403), (URLSigner.Refusal.wrong, 403),
+            (LibraryPath.Problem.malformedEncoding, 400), (LibraryPath.Problem.refused("dot"), 404),
+            (ImageLibrary.LookupError.notFound, 404), (ImageLibrary.LookupError.notAnImage, 415),
+            (ImagingError.unsupportedFormat, 415), (ImagingError.tooManyPixels(width: 9, height: 9, limit: 1), 422),
+            (ImagingError.undecodable("cut"), 422), (ImagingError.encodingFailed("webp"), 500),
+            (OriginFetcher.Failure.timeout, 504), (OriginFetcher.Failure.tooLarge, 413),
+            (OriginFetcher.Failure.status(404), 502), (OriginFetcher.Failure.notAllowed("x"), 403),
+            (RemoteOriginals.Failure.notAnImage, 502), (RemoteOriginals.Failure.fetch(.blockedAddress("x")), 403),
+            (ThumbnailFailure.overloaded, 503), (ThumbnailFailure.sourceTooLarge(bytes: 2, limit: 1), 413),
+            (ThumbnailFailure.imaging(.encodingFailed("x")), 500), (ThumbnailFailure.source(OriginFetcher.Failure.timeout), 504),
+            (ProxyRoute.Refusal.remoteOff, 403), (Overloaded(), 503), (NoRoute(path: "/x"), 404),
+            (MethodNotAllowed(method: "POST"), 405), (CocoaError(.fileNoSuchFile), 500),
+        ]
+        for (error, status) in cases {
+            let response = Problems.response(for: error)
+            #expect(response.status.code == status, "\(error)")
+            #expect(response.headers["Content-Type"] == "application/problem+json")
+            #expect(response.headers["Cache-Control"] == "no-store")
+        }
+    }
+
+    @Test func problemsCarryTheirFields() {
+        #expect(Problems.response(for: Overloaded()).headers["Retry-After"] == "1")
+        #expect(Problems.response(for: ThumbnailFailure.overloaded).headers["Retry-After"] == "1")
+        #expect(Problems.response(for: MethodNotAllowed(method: "PUT")).headers["Allow"] == "GET, HEAD")
+        let bad = Problems.response(for: ParameterError(parameter: "fit", detail: "fit must be one of ..."))
+        guard case .bytes(let body) = bad.body.segments.first else { return }
+        #expect(String(decoding: body, as: UTF8.self).contains(#""parameter":"fit""#))
+    }
+}
