@@ -3,7 +3,7 @@ SWIFT ?= swift
 # Extra flags for `make run`, e.g. ARGS="--port 9000".
 ARGS ?=
 
-.PHONY: deps build release run test bench clean
+.PHONY: deps build release run test fuzz test-tsan bench clean
 
 deps:
 	@scripts/ensure-deps.sh
@@ -22,13 +22,24 @@ test:
 	@scripts/ensure-deps.sh --tests
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	scripts/fuzz-replay.sh
+	scripts/fuzz.sh 20
 	scripts/crash-test.sh
 	scripts/hadolint.sh
 	scripts/check-runtime-libs.sh
+
+# libFuzzer on every parser for FUZZ_SECONDS each (default 60); see scripts/fuzz.sh.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	scripts/fuzz.sh $(FUZZ_SECONDS)
+
+# The concurrency suites under ThreadSanitizer (not part of `make test`: see the README).
+test-tsan: deps
+	scripts/test-tsan.sh
 
 # Benchmarks against nginx on loopback; installs nginx and wrk from apt when missing.
 bench: release
 	bench/run.sh
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-fuzz .build-tsan

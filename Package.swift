@@ -55,6 +55,9 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // Fuzz targets in one binary: libFuzzer drives it under `make fuzz`; built normally it
+        // replays the kept corpus (Tests/Fuzz/corpus) in `make test`.
+        .executableTarget(name: "thumbd-fuzz", dependencies: ["HTTP", "Cache", "Imaging", "Thumbd"]),
         // A raw-socket HTTP client the integration tests share.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "HTTPTests", dependencies: [

@@ -36,7 +36,8 @@ struct OpenEntry: Sendable {
 /// On start the index is rebuilt in the background from the files (oldest modification
 /// first); lookups work meanwhile by going to the file directly. When the folder cannot be
 /// written (full disk, read-only, permissions) the tier turns itself off with one log line
-/// and the server goes on with memory only.
+/// and the server goes on with memory only; every `probeInterval` it tries the folder
+/// again, and turns itself back on (with a log line) once a probe file can be written.
 public final class DiskCache: Sendable {
     public struct Statistics: Sendable, Equatable {
         public var hits = 0
@@ -73,13 +74,21 @@ public final class DiskCache: Sendable {
     private let healthy = Atomic<Bool>(true)
     private let indexed = Atomic<Bool>(false)
     private let report: @Sendable (String) -> Void
+    /// When the tier is off: the next time (clock seconds) the folder is tried again.
+    private let nextProbe = Mutex<Double>(0)
+    private let clock: @Sendable () -> Double
+    public let probeInterval: Double
 
-    /// `report` receives the few log-worthy events (tier disabled, corrupt entries).
-    public init(directory: String, capacityBytes: Int, maxOpenEntries: Int = 512,
-                report: @escaping @Sendable (String) -> Void = { _ in }) {
+    /// `report` receives the few log-worthy events (tier disabled or back, corrupt entries);
+    /// `clock` gives monotonic seconds (injected so tests need not wait for the probe).
+    public init(directory: String, capacityBytes: Int, maxOpenEntries: Int = 512, probeInterval: Double = 30,
+                report: @escaping @Sendable (String) -> Void = { _ in },
+                clock: @escaping @Sendable () -> Double = DiskCache.monotonicSeconds) {
         self.directory = URL(fileURLWithPath: directory)
         self.directoryPath = self.directory.path
         self.capacityBytes = capacityBytes
+        self.clock = clock
+        self.probeInterval = probeInterval
         self.tables = Mutex(Tables(index: LRUCache(capacity: capacityBytes), open: LRUCache(capacity: maxOpenEntries)))
         self.report = report
         do {
@@ -90,6 +99,47 @@ public final class DiskCache: Sendable {
     }
 
     public var isHealthy: Bool { healthy.load(ordering: .relaxed) }
+
+    public static let monotonicSeconds: @Sendable () -> Double = {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    /// Whether the tier is on, trying the folder again first when it is off and a probe is due.
+    private func usable() -> Bool {
+        if healthy.load(ordering: .relaxed) { return true }
+        let now = clock()
+        let due = nextProbe.withLock { next -> Bool in
+            guard now >= next else { return false }
+            next = now + probeInterval
+            return true
+        }
+        guard due, probe() else { return false }
+        if !healthy.exchange(true, ordering: .relaxed) {
+            report("disk cache back on: \(directoryPath) accepts writes again")
+        }
+        return true
+    }
+
+    /// Writes, renames and removes a small file the way entries are written.
+    private func probe() -> Bool {
+        let tmp = directory.appendingPathComponent("tmp")
+        let file = tmp.appendingPathComponent("probe-\(UUID().uuidString)")
+        let placed = directory.appendingPathComponent("probe")
+        do {
+            try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+            try Data([1]).write(to: file)
+            guard rename(file.path, placed.path) == 0 else {
+                try? FileManager.default.removeItem(at: file)
+                return false
+            }
+            try FileManager.default.removeItem(at: placed)
+            return true
+        } catch {
+            return false
+        }
+    }
     public var isIndexed: Bool { indexed.load(ordering: .acquiring) }
     public var statistics: Statistics {
         tables.withLock {
@@ -138,7 +188,7 @@ public final class DiskCache: Sendable {
     /// The entry for `key`. A file is read and checked (lengths and CRCs) when first opened
     /// and whenever its inode changed since; one that fails is deleted, counted, not returned.
     public func lookup(_ key: CacheKey) -> DiskHit? {
-        guard isHealthy else { return nil }
+        guard usable() else { return nil }
         // Counted as a hit at once when open; taken back below if the file changed.
         let (known, entry) = tables.withLock { t -> (Bool, OpenEntry?) in
             guard t.index.get(key.hash) != nil else { return (false, nil) }
@@ -193,7 +243,7 @@ public final class DiskCache: Sendable {
     }
 
     public func put(_ key: CacheKey, _ variant: CachedVariant) {
-        guard isHealthy else { return }
+        guard usable() else { return }
         let data = CacheEntryCodec.encode(key: key, variant: variant)
         guard data.count <= capacityBytes else { return }
         let final = path(for: key.hash)
@@ -279,8 +329,9 @@ public final class DiskCache: Sendable {
     }
 
     private func disable(_ why: String) {
+        nextProbe.withLock { $0 = clock() + probeInterval }
         if healthy.exchange(false, ordering: .relaxed) {
-            report("disk cache off, serving from memory only: \(why)")
+            report("disk cache off, serving from memory only (tried again every \(Int(probeInterval)) s): \(why)")
         }
     }
 }

@@ -1,6 +1,7 @@
 @testable import Cache
 import Foundation
 import PropertyBased
+import Synchronization
 import Testing
 
 func temporaryDirectory() -> String {
@@ -163,6 +164,29 @@ func variant(_ n: Int, size: Int = 1000) -> CachedVariant {
         #expect(!cache.isHealthy)
         #expect(cache.get(CacheKey("a")) == nil)
         #expect(messages.all.count == 1 && messages.all[0].contains("memory only"))
+    }
+
+    /// The fault clears (the blocking file goes away): after the probe interval the tier
+    /// tries the folder again, comes back on with a log line, and stores entries again.
+    @Test func theTierComesBackWhenTheFolderIsWritableAgain() throws {
+        let dir = temporaryDirectory()
+        try Data([0]).write(to: URL(fileURLWithPath: dir + "/blocker"))
+        let messages = MessageLog()
+        let now = Mutex(100.0)
+        let cache = DiskCache(directory: dir + "/blocker/cache", capacityBytes: 1 << 20, probeInterval: 30,
+                              report: { messages.add($0) }, clock: { now.withLock { $0 } })
+        cache.put(CacheKey("a"), variant(1))
+        #expect(!cache.isHealthy)
+        try FileManager.default.removeItem(atPath: dir + "/blocker")
+        try FileManager.default.createDirectory(atPath: dir + "/blocker", withIntermediateDirectories: true)
+        now.withLock { $0 += 29 }
+        cache.put(CacheKey("b"), variant(2))
+        #expect(!cache.isHealthy, "not tried again before the interval")
+        now.withLock { $0 += 1 }
+        cache.put(CacheKey("c"), variant(3))
+        #expect(cache.isHealthy)
+        #expect(cache.get(CacheKey("c")) == variant(3))
+        #expect(messages.all.count == 2 && messages.all[1].contains("back on"))
     }
 
     @Test func aFolderThatStopsAcceptingWritesTurnsTheTierOff() throws {

@@ -108,9 +108,23 @@ import Testing
         "GET /\u{1}x HTTP/1.1\r\nHost: x\r\n\r\n",
         "\n\nGET / HTTP/1.1\r\nHost: x\r\n\r\n",
         "GET / HTTP/1.1\r\nHost: x\r\n\r\r\n",
+        "GET / HTTP/1.1\r\nHost: a, b\r\n\r\n",            // a list is not a host
+        "GET / HTTP/1.1\r\nHost: u@a\r\n\r\n",             // nor is userinfo
+        "GET / HTTP/1.1\r\nHost: a/b\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: a:80x\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: [::1\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: a%zz\r\n\r\n",
+        "GET / HTTP/1.0\r\nHost: a\r\nHost: a\r\n\r\n",  // two Hosts on 1.0 too
     ])
     func malformedRequestsAre400(_ text: String) {
         #expect(failureStatus(text) == 400, "\(text.debugDescription)")
+    }
+
+    @Test(arguments: ["example.com", "example.com:8080", "127.0.0.1:80", "[::1]", "[::1]:8080", "xn--bcher-kva.example",
+                      "a_b.local", "", "%41.example"])
+    func hostsThatAreHostsAreAccepted(_ host: String) throws {
+        let (req, _) = try request("GET / HTTP/1.1\r\nHost: \(host)\r\n\r\n")
+        #expect(req.headers["Host"] == host)
     }
 
     @Test func otherMajorVersionsAre505() {
@@ -151,6 +165,7 @@ import Testing
     }
 
     static let tchars = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+-.^_`|~")
+    static let hostChars = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=")
     static let pathChars = Array("abcdefghijklmnopqrstuvwxyz0123456789-._~%/=&?+:@!$'()*,;")
     static let valueChars = Array("abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~\t")
 
@@ -161,7 +176,7 @@ import Testing
         let method = ["GET", "HEAD", "POST", "OPTIONS", "X-Thing"].randomElement(using: &rng)!
         let target = "/" + pick(pathChars, 0...60)
         let version = Bool.random(using: &rng) ? "HTTP/1.1" : "HTTP/1.0"
-        var headers: [(String, String)] = [("Host", "h" + pick(tchars, 0...10))]
+        var headers: [(String, String)] = [("Host", "h" + pick(hostChars, 0...10))]
         for _ in 0..<Int.random(in: 0...6, using: &rng) {
             var name = pick(tchars, 1...12)
             if name.lowercased() == "host" || name.lowercased().hasPrefix("content-length") || name.lowercased() == "transfer-encoding" {

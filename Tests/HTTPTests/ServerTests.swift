@@ -221,11 +221,13 @@ final class RecordingObserver: HTTPObserver {
 
     @Test func slowHeadsGet408AndSilentClientsAreClosed() async throws {
         let clock = ManualClock()
-        try await withServer({ $0.headerTimeout = 10 }, clock: clock) { port in
+        let gauges = ServerGauges()
+        try await withServer({ $0.headerTimeout = 10 }, clock: clock, gauges: gauges) { port in
             let partial = try RawHTTPClient(port: port)
             try partial.send("GET /hello HTTP/1.1\r\nHo")
             let silent = try RawHTTPClient(port: port)
-            #expect(try RawHTTPClient(port: port).request("GET", "/hello").status == 200)  // both are in
+            #expect(eventually { gauges.openConnections == 2 })  // both accepted before time moves
+            settle(milliseconds: 50)  // and the partial head read
             #expect(partial.pendingBytes() == 0 && silent.pendingBytes() == 0)
             clock.advance(by: 10)
             let response = try partial.readResponse()
@@ -287,8 +289,10 @@ final class RecordingObserver: HTTPObserver {
     /// outlive the header timeout.
     @Test func slowClientsDoNotStarveOthersAndAreClosedAfterTheHeaderTimeout() async throws {
         let clock = ManualClock()
-        try await withServer({ $0.headerTimeout = 10 }, clock: clock) { port in
+        let gauges = ServerGauges()
+        try await withServer({ $0.headerTimeout = 10 }, clock: clock, gauges: gauges) { port in
             let slow = try (0..<200).map { _ in try RawHTTPClient(port: port, timeout: 15) }
+            #expect(eventually { gauges.openConnections == 200 })
             let head = Array("GET /hello HTTP/1.1\r\nHost: x\r\n".utf8)
             for client in slow { try client.send([head[0]]) }
             var served = 0, worst = 0.0

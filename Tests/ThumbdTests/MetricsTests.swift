@@ -106,7 +106,7 @@ struct PrometheusText {
         #expect(Route(path: "/healthz") == .notFound)
         #expect(Route(path: "/metrics") == .metrics)
         #expect(Route(path: "/whatever/else") == .notFound)
-        #expect(Route(path: "*") == .notFound)
+        #expect(Route(path: "*") == .server)
         // Labels are a fixed set, one per route, never the path.
         #expect(Set(Route.allCases.map(\.label)).count == Route.allCases.count)
         #expect(Route(tag: -1) == nil)

@@ -211,6 +211,16 @@ final class RawListener: @unchecked Sendable {
         #expect(sent < 16 << 20, "the origin got \(sent) bytes out: the fetch must stop near the 1 MiB limit")
     }
 
+    /// A host with a trailing dot is the same host: `127.0.0.1.` is fetched from the address
+    /// itself, without asking DNS (which knows no such name), like `127.0.0.1`.
+    @Test func aTrailingDotIsTheSameHost() throws {
+        let origin = try TestOrigin()
+        let f = try fixture()
+        #expect(try proxy(f, "http://127.0.0.1.:\(origin.port)/photo.jpg", "&w=40").status == 200)
+        #expect(OriginFetcher.withoutTrailingDots("http://localhost..:8080/a.jpg?x=1") == "http://localhost:8080/a.jpg?x=1")
+        #expect(OriginFetcher.withoutTrailingDots("https://example.com/a.") == "https://example.com/a.")
+    }
+
     @Test func badRequestsAndDisallowedOrigins() throws {
         let f = try fixture()
         #expect(try RawHTTPClient(port: f.port).request("GET", "/proxy?w=10").status == 400)
@@ -232,7 +242,8 @@ final class RawListener: @unchecked Sendable {
         let p = listener.port
         for url in ["http://localhost:\(p)/a.jpg", "http://127.0.0.1:\(p)/a.jpg", "http://127.0.0.2:\(p)/a.jpg",
                     "http://[::1]:\(p)/a.jpg", "http://0.0.0.0:\(p)/a.jpg", "http://[::ffff:127.0.0.1]:\(p)/a.jpg",
-                    "http://2130706433:\(p)/a.jpg", "http://0177.0.0.1:\(p)/a.jpg", "http://0x7f.1:\(p)/a.jpg"] {
+                    "http://2130706433:\(p)/a.jpg", "http://0177.0.0.1:\(p)/a.jpg", "http://0x7f.1:\(p)/a.jpg",
+                    "http://127.0.0.1.:\(p)/a.jpg", "http://localhost.:\(p)/a.jpg", "http://localhost..:\(p)/a.jpg"] {
             let response = try proxy(f, url, "&w=10")
             #expect(response.status == 403, "\(url): \(response.status) \(response.text)")
         }

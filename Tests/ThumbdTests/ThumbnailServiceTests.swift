@@ -142,7 +142,7 @@ final class Answers: Sendable {
         #expect(all.count == 3)
         for answer in all {
             guard case .failed(let failure) = answer else { Issue.record("not failed"); continue }
-            #expect(failure.response.status == .notFound)
+            #expect(failure.response.status == .serviceUnavailable && failure.response.headers["Retry-After"] == "1")
         }
     }
 
@@ -265,6 +265,7 @@ final class Answers: Sendable {
             (URLSigner.Refusal.missing, 403), (URLSigner.Refusal.notLast, 403), (URLSigner.Refusal.wrong, 403),
             (LibraryPath.Problem.malformedEncoding, 400), (LibraryPath.Problem.refused("dot"), 404),
             (ImageLibrary.LookupError.notFound, 404), (ImageLibrary.LookupError.notAnImage, 415),
+            (ImageLibrary.LookupError.changing, 503), (LibraryChange.changedWhileRead, 503),
             (ImagingError.unsupportedFormat, 415), (ImagingError.tooManyPixels(width: 9, height: 9, limit: 1), 422),
             (ImagingError.undecodable("cut"), 422), (ImagingError.encodingFailed("webp"), 500),
             (OriginFetcher.Failure.timeout, 504), (OriginFetcher.Failure.tooLarge, 413),

@@ -210,8 +210,12 @@ public enum RequestParser {
 
     /// Framing and host rules that depend on the whole head.
     private static func checkSemantics(_ request: inout HTTPRequest) -> Failure? {
-        if request.version == .http11 {
-            if request.headers.count(of: "Host") != 1 { return Failure(status: .badRequest, detail: "an HTTP/1.1 request needs exactly one Host header") }
+        let hosts = request.headers.count(of: "Host")
+        if hosts > 1 || (request.version == .http11 && hosts == 0) {
+            return Failure(status: .badRequest, detail: "a request needs exactly one Host header (HTTP/1.0: at most one)")
+        }
+        if let host = request.headers["Host"], !isValidHost(host.utf8) {
+            return Failure(status: .badRequest, detail: "the Host header is not a host name or address with an optional port")
         }
         let lengths = request.headers.contains("Content-Length") ? request.headers.values("Content-Length") : []
         if request.headers.contains("Transfer-Encoding") {
@@ -226,6 +230,55 @@ public enum RequestParser {
             request.contentLength = length
         }
         return nil
+    }
+
+    /// `uri-host [ ":" port ]` (RFC 9112 §3.2, RFC 3986 §3.2.2): an IP literal in brackets,
+    /// or a reg-name of unreserved, sub-delims and %XX; empty is allowed. Refuses what a
+    /// Host must not hold (spaces, `@`, a list, a path), which proxies and caches could
+    /// otherwise read differently.
+    static func isValidHost(_ host: String.UTF8View) -> Bool {
+        var bytes = Array(host)[...]
+        if bytes.first == UInt8(ascii: "[") {
+            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")), close > bytes.startIndex + 1 else { return false }
+            let literal = bytes[(bytes.startIndex + 1)..<close]
+            guard literal.allSatisfy({ isHexDigit($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") }) else { return false }
+            bytes = bytes[(close + 1)...]
+            if bytes.isEmpty { return true }
+            guard bytes.first == UInt8(ascii: ":") else { return false }
+            return bytes.dropFirst().count <= 5 && bytes.dropFirst().allSatisfy(isDigit)
+        }
+        if let colon = bytes.lastIndex(of: UInt8(ascii: ":")) {
+            let port = bytes[(colon + 1)...]
+            guard port.count <= 5, port.allSatisfy(isDigit) else { return false }
+            bytes = bytes[..<colon]
+        }
+        var i = bytes.startIndex
+        while i < bytes.endIndex {
+            let c = bytes[i]
+            if c == UInt8(ascii: "%") {
+                guard i + 2 < bytes.endIndex, isHexDigit(bytes[i + 1]), isHexDigit(bytes[i + 2]) else { return false }
+                i += 3
+                continue
+            }
+            guard isRegNameChar(c) else { return false }
+            i += 1
+        }
+        return true
+    }
+
+    @inline(__always) static func isHexDigit(_ c: UInt8) -> Bool {
+        isDigit(c) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66)
+    }
+
+    /// unreserved and sub-delims of RFC 3986.
+    @inline(__always) static func isRegNameChar(_ c: UInt8) -> Bool {
+        switch c {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"): true
+        case UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"),
+             UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="): true
+        default: false
+        }
     }
 
     private static func parseLength(_ s: Substring) -> Int? {

@@ -2,6 +2,8 @@
 /// and the access log are labelled by it, so they cannot disagree.
 enum Route: Int, CaseIterable, Sendable {
     case image, proxy, listing, gallery, health, metrics, notFound
+    /// `OPTIONS *`: the server as a whole.
+    case server
 
     init(path: Substring) {
         if path.utf8.starts(with: ImageRoute.pathPrefix.utf8) {
@@ -14,6 +16,7 @@ enum Route: Int, CaseIterable, Sendable {
         case "/": self = .gallery
         case "/health": self = .health
         case "/metrics": self = .metrics
+        case "*": self = .server
         default: self = .notFound
         }
     }
@@ -35,6 +38,7 @@ enum Route: Int, CaseIterable, Sendable {
         case .health: "health"
         case .metrics: "metrics"
         case .notFound: "not_found"
+        case .server: "server"
         }
     }
 

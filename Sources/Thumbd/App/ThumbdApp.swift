@@ -31,7 +31,8 @@ public final class ThumbdApp: HTTPHandler {
         let pool = WorkerPool(workers: config.limits.workers, queueLimit: config.limits.queue)
         var disk: DiskCache?
         if config.cache.diskBytes > 0 {
-            disk = DiskCache(directory: config.cache.dir, capacityBytes: config.cache.diskBytes) { logger.warning("\($0)") }
+            disk = DiskCache(directory: config.cache.dir, capacityBytes: config.cache.diskBytes,
+                             report: { logger.warning("\($0)") }, clock: { clock.now() })
             disk?.startIndexing()
         }
         let store = VariantStore(memoryBytes: config.cache.memoryBytes, disk: disk, cacheControl: config.output.cacheControl)
@@ -50,7 +51,7 @@ public final class ThumbdApp: HTTPHandler {
         }
         let index = LibraryIndex(root: library.rootPath, clock: clock)
         image = ImageRoute(targets: TargetMemo(), signer: signer, parser: parser,
-                           files: LibraryFileCache(library: library, cacheControl: config.output.cacheControl, clock: clock),
+                           files: LibraryFileCache(library: library, cacheControl: config.output.cacheControl),
                            thumbnails: thumbnails, clock: clock)
         proxy = ProxyRoute(signer: signer, parser: parser, originals: originals, thumbnails: thumbnails, clock: clock)
         listing = ListingRoute(index: index, pool: pool, links: links)
@@ -62,6 +63,10 @@ public final class ThumbdApp: HTTPHandler {
     public func handle(_ request: HTTPRequest, responder: HTTPResponder) {
         let route = Route(path: request.path)
         responder.tag = route.rawValue
+        if route == .server {
+            // The parser lets `*` through for OPTIONS only (RFC 9110 §9.3.7): what the server allows.
+            return responder.respond(HTTPResponse(status: .ok, headers: HTTPHeaders([("Allow", "GET, HEAD")])))
+        }
         // Every route serves GET and HEAD only; a path no route serves is 404 whatever the method.
         if route != .notFound, case .other(let method) = request.method {
             return responder.respond(MethodNotAllowed(method: method).response)
@@ -74,6 +79,7 @@ public final class ThumbdApp: HTTPHandler {
         case .health: health.handle(request, responder: responder)
         case .metrics: metricsRoute.handle(request, responder: responder)
         case .notFound: responder.respond(NoRoute(path: String(request.path)).response)
+        case .server: break
         }
     }
 

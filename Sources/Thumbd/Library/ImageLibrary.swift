@@ -27,6 +27,8 @@ public final class ImageLibrary: Sendable {
     public enum LookupError: Error, Equatable {
         case notFound
         case notAnImage
+        /// The file kept changing while it was read.
+        case changing
     }
 
     public init(root: String) throws {
@@ -38,6 +40,16 @@ public final class ImageLibrary: Sendable {
     }
 
     deinit { close(rootFD) }
+
+    /// The version of the file at `path` now (one stat, following a symlink as `open` would),
+    /// or nil when there is no regular file there. Only compared with the version of a file
+    /// opened beneath the root: a path that now resolves elsewhere differs, and is opened
+    /// again by `open`, which refuses escapes.
+    public func version(of path: LibraryPath) -> FileVersion? {
+        var st = stat()
+        guard fstatat(rootFD, path.value, &st, 0) == 0 else { return nil }
+        return FileVersion(st)
+    }
 
     public func open(_ path: LibraryPath) throws(LookupError) -> File {
         let fd = csys_open_beneath(rootFD, path.value)

@@ -15,10 +15,16 @@ extension ImageLibrary.LookupError: HTTPProblem {
         switch self {
         case .notFound: ProblemDetails(.notFound, detail: "no such image")
         case .notAnImage: ProblemDetails(.unsupportedMediaType, detail: "not an image format thumbd can read")
+        case .changing: LibraryChange.changedWhileRead.problem
         }
     }
+
+    var fields: [(name: String, value: String)] { self == .changing ? LibraryChange.changedWhileRead.fields : [] }
 }
 
 extension LibraryChange: HTTPProblem {
-    var problem: ProblemDetails { ProblemDetails(.notFound, detail: "the image changed while it was being read") }
+    /// The file is being rewritten: the client is asked to come back in a moment, when the
+    /// new version is complete, rather than get bytes of neither version.
+    var problem: ProblemDetails { ProblemDetails(.serviceUnavailable, detail: "the image is changing; try again shortly") }
+    var fields: [(name: String, value: String)] { [("Retry-After", "1")] }
 }

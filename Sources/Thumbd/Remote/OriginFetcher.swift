@@ -51,6 +51,19 @@ public struct OriginFetcher: Sendable {
         return host
     }
 
+    /// The URL with the dots that end its host removed: `127.0.0.1.` is the address itself and
+    /// `localhost.` is localhost, so neither is sent to DNS (where a resolver could answer
+    /// anything); the connect-time address check then judges the address as usual.
+    static func withoutTrailingDots(_ url: String) -> String {
+        guard var components = URLComponents(string: url), let host = components.percentEncodedHost, host.hasSuffix(".")
+        else { return url }
+        var trimmed = Substring(host)
+        while trimmed.hasSuffix(".") { trimmed = trimmed.dropLast() }
+        guard !trimmed.isEmpty else { return url }
+        components.percentEncodedHost = String(trimmed)
+        return components.string ?? url
+    }
+
     /// 200 with the body, or 304 when the validators still hold; anything else throws.
     public func fetch(_ url: String, ifNoneMatch: String? = nil, ifModifiedSince: String? = nil) throws(Failure) -> Response {
         _ = Self.started
@@ -61,7 +74,8 @@ public struct OriginFetcher: Sendable {
             guard allow.allows(host: host) else { throw .notAllowed(host) }
             let remaining = deadline.timeIntervalSinceNow
             guard remaining > 0 else { throw .timeout }
-            let response = try once(current, timeout: remaining, ifNoneMatch: ifNoneMatch, ifModifiedSince: ifModifiedSince)
+            let response = try once(Self.withoutTrailingDots(current), timeout: remaining, ifNoneMatch: ifNoneMatch,
+                                    ifModifiedSince: ifModifiedSince)
             if [301, 302, 303, 307, 308].contains(response.status) {
                 guard let location = response.location, let next = URL(string: location, relativeTo: URL(string: current))?.absoluteString
                 else { throw .status(response.status) }

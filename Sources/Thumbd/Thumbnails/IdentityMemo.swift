@@ -8,14 +8,14 @@ final class IdentityMemo: Sendable {
 
     init() {}
 
-    /// The identity for this source version and request, made once per version and format.
-    func identity(source: SourceName, version: SourceVersion, request: ThumbnailRequest) -> ThumbnailIdentity {
+    /// The identity for this source version and request, made (by `make`) once per version and format.
+    func identity(version: SourceVersion, request: ThumbnailRequest, make: () -> ThumbnailIdentity) -> ThumbnailIdentity {
         let negotiated: FormatTag? = request.transform.negotiatesFormat ? .negotiated(request.negotiated) : nil
         let known = kept.withLock { entries in
             entries.first { $0.version == version.tag && $0.negotiated == negotiated }?.identity
         }
         if let known { return known }
-        let identity = ThumbnailIdentity(source: source, version: version, request: request)
+        let identity = make()
         kept.withLock { entries in
             // A new source version replaces every identity of the old one.
             entries.removeAll { $0.version != version.tag }

@@ -9,8 +9,10 @@ struct ThumbnailRequest: Sendable {
     /// Where identities of this request's target are kept between requests, if anywhere.
     var memo: IdentityMemo?
 
-    func identity(of source: SourceName, at version: SourceVersion) -> ThumbnailIdentity {
-        memo?.identity(source: source, version: version, request: self)
-            ?? ThumbnailIdentity(source: source, version: version, request: self)
+    /// The identity for `source` at `version`, from the memo when it holds it (the source's
+    /// name, which takes an allocation to spell, is asked for only when an identity is made).
+    func identity(of source: @autoclosure () -> SourceName, at version: SourceVersion) -> ThumbnailIdentity {
+        guard let memo else { return ThumbnailIdentity(source: source(), version: version, request: self) }
+        return memo.identity(version: version, request: self) { ThumbnailIdentity(source: source(), version: version, request: self) }
     }
 }

@@ -1,0 +1,120 @@
+import Cache
+import HTTP
+import Imaging
+@testable import Thumbd
+
+/// What the fuzzer feeds: each target takes arbitrary bytes, must never crash or hang, and
+/// checks the invariants its parser promises.
+enum FuzzTarget: String, CaseIterable {
+    case requestParser = "request-parser"
+    case rangeAndConditionals = "range-conditionals"
+    case transformParameters = "transform-parameters"
+    case configFile = "config-file"
+    case diskEntry = "disk-entry"
+    case webpContainer = "webp-container"
+
+    func run(_ bytes: [UInt8]) {
+        switch self {
+        case .requestParser: Self.requestParser(bytes)
+        case .rangeAndConditionals: Self.rangeAndConditionals(bytes)
+        case .transformParameters: Self.transformParameters(bytes)
+        case .configFile: Self.configFile(bytes)
+        case .diskEntry: Self.diskEntry(bytes)
+        case .webpContainer: Self.webpContainer(bytes)
+        }
+    }
+
+    static func check(_ condition: Bool, _ what: @autoclosure () -> String) {
+        if !condition { fatalError("invariant broken: \(what())") }
+    }
+
+    /// A head is parsed whole or reported incomplete or bad; what it consumed lies within
+    /// the input; a parsed request has a target that starts with `/` (or is `*`).
+    static func requestParser(_ bytes: [UInt8]) {
+        switch RequestParser.parse(bytes) {
+        case .request(let request, let consumed):
+            check(consumed > 0 && consumed <= bytes.count, "consumed \(consumed) of \(bytes.count)")
+            check(request.target.hasPrefix("/") || request.target == "*", "target \(request.target)")
+            check(request.contentLength >= 0, "negative content length")
+            _ = request.wantsKeepAlive
+            _ = request.hasPreconditionsOrRange
+        case .incomplete, .failure:
+            break
+        }
+    }
+
+    /// Lines are Range, If-Range, If-None-Match, If-Match, If-Modified-Since and
+    /// If-Unmodified-Since values; the first byte sizes the representation. Any partial
+    /// answer lies within the body, in order, without overlaps.
+    static func rangeAndConditionals(_ bytes: [UInt8]) {
+        guard let first = bytes.first else { return }
+        let lines = String(decoding: bytes.dropFirst(), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let names = ["Range", "If-Range", "If-None-Match", "If-Match", "If-Modified-Since", "If-Unmodified-Since"]
+        var headers = HTTPHeaders()
+        for (name, value) in zip(names, lines) where !value.isEmpty { headers.add(name, String(value)) }
+        let length = Int(first) * 37
+        let representation = Representation(contentType: "image/png", body: .bytes([UInt8](repeating: 7, count: length)),
+                                            etag: EntityTag("abc"), lastModified: Timestamp(seconds: 1_700_000_000))
+        let request = HTTPRequest(method: first & 1 == 0 ? .get : .head, target: "/x", headers: headers)
+        if case .partial(let ranges) = representation.evaluate(request) {
+            check(!ranges.isEmpty, "no ranges")
+            for r in ranges { check(r.lowerBound < r.upperBound && r.upperBound <= UInt64(length), "range \(r) of \(length)") }
+        }
+        _ = representation.response(to: request)
+        if let range = RangeRequest(parsing: String(lines.first ?? "")) {
+            let resolved = range.resolve(length: UInt64(length))
+            for (a, b) in zip(resolved, resolved.dropFirst()) { check(a.upperBound <= b.lowerBound || b.upperBound <= a.lowerBound, "overlap") }
+        }
+    }
+
+    /// Any query: a 400 naming a parameter, or options within the limits whose canonical
+    /// text parses back to the same options.
+    static func transformParameters(_ bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let query = try? QueryParameters(parsing: Substring(text)) else { return }
+        let presets = ["thumb": "w=150&h=150&fit=cover", "hero": "w=1200&fm=webp"]
+        do {
+            guard let transform = try TransformParser(presets: presets, maxDimension: 4096, defaultQuality: 80).transform(query) else { return }
+            let options = transform.options
+            check((options.width ?? 1) >= 1 && (options.width ?? 1) <= 4096, "width \(String(describing: options.width))")
+            check((options.height ?? 1) >= 1 && (options.height ?? 1) <= 4096, "height \(String(describing: options.height))")
+            check(!options.canonicalText.isEmpty, "no canonical text")
+            var again = options
+            again.normalize()
+            check(again == options, "not normalized: \(options)")
+        } catch {
+            check(!error.parameter.isEmpty, "a 400 that names no parameter")
+        }
+    }
+
+    /// Any file: a configuration or an error naming a key; never a crash.
+    static func configFile(_ bytes: [UInt8]) {
+        var config = ThumbdConfig()
+        do {
+            _ = try ConfigLoader.applyFile(String(decoding: bytes, as: UTF8.self), named: "fuzz.yaml", to: &config)
+        } catch {
+            check(!error.key.isEmpty, "an error that names no key")
+        }
+    }
+
+    /// Any file read back as an entry is refused or gives a variant whose bytes are in the
+    /// file; an entry encoded from the input decodes to exactly what was encoded.
+    static func diskEntry(_ bytes: [UInt8]) {
+        let key = CacheKey("img|fuzz.jpg|o1-2|w=10")
+        if case .success(let variant) = CacheEntryCodec.decode(bytes, expecting: key) {
+            check(variant.bytes.count <= bytes.count, "a body longer than the file")
+        }
+        let variant = CachedVariant(bytes: bytes, contentType: "image/webp", etag: "t\(bytes.count)", lastModified: bytes.count)
+        let decoded = CacheEntryCodec.decode(CacheEntryCodec.encode(key: key, variant: variant), expecting: key)
+        check(decoded == .success(variant), "an encoded entry did not decode to itself")
+        check(CacheEntryCodec.decode(CacheEntryCodec.encode(key: key, variant: variant), expecting: CacheKey("other")) == .failure(.otherKey),
+              "an entry answered for another key")
+    }
+
+    /// Any bytes: the metadata filter never grows a file and leaves a non-RIFF input alone.
+    static func webpContainer(_ bytes: [UInt8]) {
+        let out = WebPContainer.removingMetadata(bytes)
+        check(out.count <= bytes.count, "grew from \(bytes.count) to \(out.count)")
+        if bytes.count < 12 || Array(bytes[0..<4]) != Array("RIFF".utf8) { check(out == bytes, "changed a non-RIFF input") }
+    }
+}

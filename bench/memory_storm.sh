@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Memory under a miss storm: 6 clients for STORM_SECONDS (default 120) asking for distinct
+# thumbnails of 3 photos of 4000 px (widths 200-3999, every output format), with the
+# memory tier at MEMORY (default 256MiB). Prints thumbd's peak RSS during the storm and its
+# RSS at rest afterwards beside cache.memory_bytes and what the memory tier holds, and
+# checks them against the sizing rule in the README:
+#   at rest <= memory_bytes + 100 MB;  peak <= memory_bytes + transform peak + 50 MB,
+# where the transform peak is the peak RSS of the same storm with the memory tier off.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source bench/lib.sh
+
+PORT="${PORT:-18086}"
+STORM_SECONDS="${STORM_SECONDS:-120}"
+MEMORY="${MEMORY:-268435456}"
+LIB="$BENCH_DIR/storm"
+mkdir -p "$LIB"
+if [ ! -f "$LIB/c.jpg" ]; then
+    mapfile -t photos < <(find /usr/share/backgrounds/mate -iname '*.jpg' | sort | head -3)
+    i=0
+    for p in "${photos[@]}"; do
+        name=$(printf '\x'"$(printf %x $((97 + i)))")  # a, b, c
+        vips thumbnail "$p" "$LIB/$name.jpg[Q=90]" 4000 --size force --height 2667
+        i=$((i + 1))
+    done
+fi
+
+rss_mb() { awk '/VmRSS/ { print int($2 / 1024) }' "/proc/$1/status"; }
+peak_mb() { awk '/VmHWM/ { print int($2 / 1024) }' "/proc/$1/status"; }
+memory_tier_mb() {
+    curl -s "http://127.0.0.1:$PORT/metrics" | awk '/^thumbd_cache_bytes\{tier="memory"\}/ { print int($2 / 1048576) }'
+}
+
+# storm MEMORY_BYTES SECONDS: runs the storm against a fresh thumbd; prints "peak rest tier"
+storm() {
+    rm -rf "$BENCH_DIR/cache-storm"
+    THUMBD_CACHE_MEMORY_BYTES="$1" THUMBD_LOGGING_ACCESS=false .build/release/thumbd serve --host 127.0.0.1 --port "$PORT" \
+        --library "$LIB" --cache-dir "$BENCH_DIR/cache-storm" 2>> "$BENCH_DIR/thumbd-storm.log" &
+    local pid=$!
+    wait_for_port "$PORT"
+    local formats=(jpeg png webp avif) end=$((SECONDS + $2)) client
+    for client in 0 1 2 3 4 5; do
+        (
+            n=$client
+            while [ $SECONDS -lt $end ]; do
+                file=$(printf '%s' abc | cut -c $((n % 3 + 1)))
+                w=$((200 + (n * 7919) % 3800))
+                curl -s -o /dev/null "http://127.0.0.1:$PORT/img/$file.jpg?w=$w&fm=${formats[$((n / 3 % 4))]}" || true
+                n=$((n + 6))
+            done
+        ) &
+    done
+    wait $(jobs -p | grep -v "^$pid$") 2>/dev/null || true
+    local peak rest tier
+    peak=$(peak_mb "$pid")
+    sleep 3  # the pool goes idle and returns freed memory
+    rest=$(rss_mb "$pid")
+    tier=$(memory_tier_mb)
+    kill "$pid"
+    wait "$pid" 2>/dev/null || true
+    echo "$peak $rest ${tier:-0}"
+}
+
+read -r base_peak base_rest _ < <(storm 0 "$((STORM_SECONDS / 2))")
+read -r peak rest tier < <(storm "$MEMORY" "$STORM_SECONDS")
+memory_mb=$((MEMORY / 1048576))
+echo "memory storm: 6 clients, 3 photos of 4000 px, widths 200-3999, jpeg/png/webp/avif, ${STORM_SECONDS} s"
+printf '%-44s %6s MB\n' "memory tier off: peak RSS" "$base_peak" "memory tier off: RSS at rest" "$base_rest"
+printf '%-44s %6s MB\n' "cache.memory_bytes" "$memory_mb" "memory tier holds" "$tier" "peak RSS" "$peak" "RSS at rest" "$rest"
+rest_bound=$((memory_mb + 100))
+peak_bound=$((memory_mb + base_peak + 50))
+printf '%-44s %6s MB (%s)\n' "at rest bound: memory_bytes + 100" "$rest_bound" "$([ "$rest" -le "$rest_bound" ] && echo within || echo OVER)"
+printf '%-44s %6s MB (%s)\n' "peak bound: memory_bytes + transform peak + 50" "$peak_bound" "$([ "$peak" -le "$peak_bound" ] && echo within || echo OVER)"

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The suites that exercise concurrency (cache tiers, single-flight, the worker pool,
+# connections, the thumbnail service, load) under ThreadSanitizer, in .build-tsan.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+swift build --build-tests --sanitize=thread --scratch-path .build-tsan 2>&1 | grep -E "error|Build complete" || true
+TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" swift test --skip-build --sanitize=thread --scratch-path .build-tsan \
+    --filter "DiskCacheTests|LRUCacheTests|SingleFlightTests|ThumbnailServiceTests|ConnectionTests|ServerTests|ConnectionStateMachineTests|LoadTests|CacheIntegrationTests|LogSinkTests"
+echo "test-tsan: $(( $(date +%s) - start )) s"
