@@ -5,6 +5,8 @@ let package = Package(
     name: "thumbd",
     products: [
         .executable(name: "thumbd", targets: ["thumbd"]),
+        // The client half, for apps: Foundation only (no libvips, no server targets).
+        .library(name: "ThumbdKit", targets: ["ThumbdKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -58,6 +60,8 @@ let package = Package(
         // Fuzz targets in one binary: libFuzzer drives it under `make fuzz`; built normally it
         // replays the kept corpus (Tests/Fuzz/corpus) in `make test`.
         .executableTarget(name: "thumbd-fuzz", dependencies: ["HTTP", "Cache", "Imaging", "Thumbd"]),
+        // The Swift client: URLs, listing, loader, caches, resume, cell bindings. Foundation only.
+        .target(name: "ThumbdKit"),
         // A raw-socket HTTP client the integration tests share.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "HTTPTests", dependencies: [
@@ -74,6 +78,7 @@ let package = Package(
             "TestSupport",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
+        .testTarget(name: "ThumbdKitTests", dependencies: ["ThumbdKit", "Thumbd", "HTTP", "Imaging", "TestSupport"]),
         .testTarget(name: "ThumbdTests", dependencies: [
             "Thumbd", "HTTP", "Imaging", "TestSupport",
             .product(name: "Crypto", package: "swift-crypto"),

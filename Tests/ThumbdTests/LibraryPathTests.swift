@@ -41,5 +41,6 @@ import Testing
         #expect(q.pairs.map(\.value) == ["300", "cover", "a b c", ""])
         #expect(try QueryParameters(parsing: nil).isEmpty)
         #expect(throws: QueryParameters.Problem.self) { try QueryParameters(parsing: "w=%zz") }
+        #expect(throws: QueryParameters.Problem.self) { try QueryParameters(parsing: "w=1&=30") }
     }
 }

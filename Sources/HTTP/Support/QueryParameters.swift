@@ -10,7 +10,8 @@ public struct QueryParameters: Sendable, Equatable {
         case malformed(String)
     }
 
-    /// Parses `a=1&b=2`; empty pieces (`a=1&&b=2`, a trailing `&`) are skipped.
+    /// Parses `a=1&b=2`; empty pieces (`a=1&&b=2`, a trailing `&`) are skipped; a piece with
+    /// an empty name (`=1`) is malformed.
     /// `+` means space, as browsers encode forms.
     public init(parsing query: Substring?) throws(Problem) {
         pairs = []
@@ -24,7 +25,9 @@ public struct QueryParameters: Sendable, Equatable {
                 name = piece
                 value = ""
             }
-            guard let n = Self.decode(name), let v = Self.decode(value) else { throw .malformed(String(piece)) }
+            // A value without a name (`=x`) is no parameter: refusing it keeps every 400 able to
+            // name the parameter at fault (found by fuzzing).
+            guard !name.isEmpty, let n = Self.decode(name), let v = Self.decode(value) else { throw .malformed(String(piece)) }
             pairs.append((name: n, value: v))
         }
     }

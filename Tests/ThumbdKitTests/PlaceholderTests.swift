@@ -1,0 +1,6 @@
+import Testing
+import ThumbdKit
+
+@Suite struct ThumbdKitPlaceholderTests {
+    @Test func versionIsSet() { #expect(!ThumbdKit.version.isEmpty) }
+}
