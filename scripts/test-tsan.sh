@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
-swift build --build-tests --sanitize=thread --scratch-path .build-tsan 2>&1 | grep -E "error|Build complete" || true
-TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" swift test --skip-build --sanitize=thread --scratch-path .build-tsan \
+swift build --build-tests --sanitize=thread -Xswiftc -DTSAN --scratch-path .build-tsan 2>&1 | grep -E "error|Build complete" || true
+TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" swift test --skip-build --sanitize=thread -Xswiftc -DTSAN --scratch-path .build-tsan \
     --filter "DiskCacheTests|LRUCacheTests|SingleFlightTests|ThumbnailServiceTests|ConnectionTests|ServerTests|ConnectionStateMachineTests|LoadTests|CacheIntegrationTests|LogSinkTests"
 echo "test-tsan: $(( $(date +%s) - start )) s"

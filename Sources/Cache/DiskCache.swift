@@ -1,3 +1,4 @@
+import Locking
 import FileSystem
 import Foundation
 import Synchronization
@@ -70,12 +71,12 @@ public final class DiskCache: Sendable {
         }
     }
 
-    private let tables: Mutex<Tables>
+    private let tables: Locked<Tables>
     private let healthy = Atomic<Bool>(true)
     private let indexed = Atomic<Bool>(false)
     private let report: @Sendable (String) -> Void
     /// When the tier is off: the next time (clock seconds) the folder is tried again.
-    private let nextProbe = Mutex<Double>(0)
+    private let nextProbe = Locked<Double>(0)
     private let clock: @Sendable () -> Double
     public let probeInterval: Double
 
@@ -89,7 +90,7 @@ public final class DiskCache: Sendable {
         self.capacityBytes = capacityBytes
         self.clock = clock
         self.probeInterval = probeInterval
-        self.tables = Mutex(Tables(index: LRUCache(capacity: capacityBytes), open: LRUCache(capacity: maxOpenEntries)))
+        self.tables = Locked(Tables(index: LRUCache(capacity: capacityBytes), open: LRUCache(capacity: maxOpenEntries)))
         self.report = report
         do {
             try FileManager.default.createDirectory(at: self.directory.appendingPathComponent("tmp"), withIntermediateDirectories: true)

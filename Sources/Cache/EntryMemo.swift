@@ -1,10 +1,11 @@
+import Locking
 import Synchronization
 
 /// A value made at most once per open cache entry by whoever serves it (thumbd keeps the
 /// entry's prepared response head here) and dropped with the entry, so it can never outlive
 /// the bytes it describes.
 public final class EntryMemo: Sendable {
-    private let slot = Mutex<(any AnyObject & Sendable)?>(nil)
+    private let slot = Locked<(any AnyObject & Sendable)?>(nil)
 
     public init() {}
 

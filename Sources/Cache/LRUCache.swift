@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 /// A least-recently-used map bounded by the total cost (bytes) of its values.
@@ -142,10 +143,10 @@ public struct LRUCache<Key: Hashable, Value> {
 
 /// `LRUCache` behind a mutex, for use from several event-loop and worker threads.
 public final class SharedLRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    @usableFromInline let storage: Mutex<LRUCache<Key, Value>>
+    @usableFromInline let storage: Locked<LRUCache<Key, Value>>
 
     public init(capacity: Int) {
-        storage = Mutex(LRUCache(capacity: capacity))
+        storage = Locked(LRUCache(capacity: capacity))
     }
 
     @inlinable

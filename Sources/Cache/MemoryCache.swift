@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 /// The memory tier: values by cache key in an LRU bounded in bytes, safe to share between
@@ -20,12 +21,12 @@ public final class MemoryCache<Value: Sendable>: Sendable {
         init(lru: LRUCache<String, Value>) { self.lru = lru }
     }
 
-    @usableFromInline let state: Mutex<State>
+    @usableFromInline let state: Locked<State>
     public let capacityBytes: Int
 
     public init(capacityBytes: Int) {
         self.capacityBytes = capacityBytes
-        state = Mutex(State(lru: LRUCache(capacity: capacityBytes)))
+        state = Locked(State(lru: LRUCache(capacity: capacityBytes)))
     }
 
     @inlinable

@@ -1,3 +1,4 @@
+import Locking
 import ArgumentParser
 import Dispatch
 import Foundation
@@ -109,7 +110,7 @@ struct Sign: ParsableCommand {
 
 /// How many stop signals have arrived.
 final class SignalCount: Sendable {
-    private let count = Mutex(0)
+    private let count = Locked(0)
 
     func next() -> Int {
         count.withLock {

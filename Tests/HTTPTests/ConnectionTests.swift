@@ -11,7 +11,7 @@ import TestSupport
     /// looked at the input that had arrived meanwhile.
     @Test func aRequestPipelinedAfterASixteenMegabyteResponseIsAnswered() async throws {
         try await withServer { port in
-            let client = try RawHTTPClient(port: port, timeout: 5)
+            let client = try RawHTTPClient(port: port, timeout: 60)
             try client.send(RawHTTPClient.requestText("GET", "/huge") + RawHTTPClient.requestText("GET", "/hello?after"))
             settle(milliseconds: 200)  // the server fills the socket and waits for the client to read
             let huge = try client.readResponse()

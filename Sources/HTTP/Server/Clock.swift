@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import Locking
 import Glibc
 #endif
 import Synchronization
@@ -24,9 +25,9 @@ public struct SystemClock: MonotonicClock {
 
 /// A clock that moves only when told to.
 public final class ManualClock: MonotonicClock {
-    private let seconds: Mutex<Double>
+    private let seconds: Locked<Double>
 
-    public init(_ start: Double = 1000) { seconds = Mutex(start) }
+    public init(_ start: Double = 1000) { seconds = Locked(start) }
 
     public func now() -> Double { seconds.withLock { $0 } }
 

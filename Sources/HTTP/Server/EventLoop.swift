@@ -1,3 +1,4 @@
+import Locking
 import CSystem
 import Foundation
 import Synchronization
@@ -10,7 +11,7 @@ final class EventLoop: @unchecked Sendable {
     private let wakeFD: Int32
     private var listenFD: Int32 = -1
     private var connections: [Int32: Connection] = [:]
-    private let tasks = Mutex<[@Sendable () -> Void]>([])
+    private let tasks = Locked<[@Sendable () -> Void]>([])
     private let threadID = Atomic<UInt>(0)
     /// The time after the last epoll_wait: one clock read per wake-up, not per call.
     private(set) var now: Double

@@ -1,3 +1,4 @@
+import Locking
 import Cache
 import FileSystem
 import Foundation
@@ -28,9 +29,9 @@ final class LibraryIndex: Sendable {
     let root: String
     let maxAge: Double
     private let clock: any MonotonicClock
-    private let snapshot = Mutex<Snapshot?>(nil)
-    private let known = Mutex<[String: Item]>([:])
-    private let scanning = Mutex(())
+    private let snapshot = Locked<Snapshot?>(nil)
+    private let known = Locked<[String: Item]>([:])
+    private let scanning = Locked(())
 
     init(root: String, clock: any MonotonicClock, maxAge: Double = 2) {
         self.root = URL(fileURLWithPath: root).standardizedFileURL.path

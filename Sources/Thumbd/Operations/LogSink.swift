@@ -1,3 +1,4 @@
+import Locking
 import Foundation
 import HTTP
 import Synchronization
@@ -21,14 +22,14 @@ public final class LogSink: Sendable {
     }
 
     private final class Shard: Sendable {
-        let lines = Mutex(Lines())
+        let lines = Locked(Lines())
     }
 
     private let fd: Int32
     private let shards: [Shard]
     private let flusherStarted = Atomic<Bool>(false)
     /// Held while writing, so batches never interleave.
-    private let writing = Mutex(())
+    private let writing = Locked(())
 
     public init(fd: Int32, shards: Int = 8) {
         self.fd = fd

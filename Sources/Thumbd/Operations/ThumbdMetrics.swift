@@ -1,3 +1,4 @@
+import Locking
 import Cache
 import CoreMetrics
 import Metrics
@@ -11,12 +12,12 @@ public final class ThumbdMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory
     private let requestMetrics: [RouteMetrics]
-    private let transforms = Mutex<[String: CoreMetrics.Counter]>([:])
-    private let transformDurations = Mutex<[String: CoreMetrics.Timer]>([:])
+    private let transforms = Locked<[String: CoreMetrics.Counter]>([:])
+    private let transformDurations = Locked<[String: CoreMetrics.Timer]>([:])
     /// Counters fed from totals kept elsewhere: the last total reported, by name.
-    private let reported = Mutex<[String: Int]>([:])
-    private let counters = Mutex<[String: CoreMetrics.Counter]>([:])
-    private let gauges = Mutex<[String: CoreMetrics.Gauge]>([:])
+    private let reported = Locked<[String: Int]>([:])
+    private let counters = Locked<[String: CoreMetrics.Counter]>([:])
+    private let gauges = Locked<[String: CoreMetrics.Gauge]>([:])
 
     static let requestBuckets: [Duration] = [.microseconds(100), .microseconds(500), .milliseconds(1), .milliseconds(5),
                                              .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
@@ -38,7 +39,7 @@ public final class ThumbdMetrics: Sendable {
         requestMetrics = routes.map { RouteMetrics(label: $0, factory: factory) }
     }
 
-    private static func cached<M>(_ box: borrowing Mutex<[String: M]>, _ key: String, _ make: () -> M) -> M {
+    private static func cached<M>(_ box: borrowing Locked<[String: M]>, _ key: String, _ make: () -> M) -> M {
         box.withLock { map in
             if let m = map[key] { return m }
             let m = make()
@@ -66,8 +67,8 @@ public final class ThumbdMetrics: Sendable {
         }.recordNanoseconds(Int64(seconds * 1e9))
     }
 
-    private let origin = Mutex<[String: CoreMetrics.Counter]>([:])
-    private let originDuration = Mutex<[String: CoreMetrics.Timer]>([:])
+    private let origin = Locked<[String: CoreMetrics.Counter]>([:])
+    private let originDuration = Locked<[String: CoreMetrics.Timer]>([:])
 
     /// One origin fetch or revalidation; `result` is ok, not_modified, timeout, connect, ...
     func recordOriginFetch(result: String, seconds: Double) {
@@ -112,7 +113,7 @@ private final class RouteMetrics: Sendable {
     let duration: CoreMetrics.Timer
     let bytes: CoreMetrics.Counter
     private let factory: PrometheusMetricsFactory
-    private let byStatus = Mutex<[Int: CoreMetrics.Counter]>([:])
+    private let byStatus = Locked<[Int: CoreMetrics.Counter]>([:])
 
     init(label: String, factory: PrometheusMetricsFactory) {
         self.label = label

@@ -1,10 +1,11 @@
+import Locking
 import Synchronization
 
 /// The identities one request target had, kept for the latest source version: one, or one
 /// per negotiated format for `fm=auto`. A grid asks for the same URLs again and again, and
 /// an identity (options text, key text, its hash) costs more than the lookup it serves.
 final class IdentityMemo: Sendable {
-    private let kept = Mutex<[(version: String, negotiated: FormatTag?, identity: ThumbnailIdentity)]>([])
+    private let kept = Locked<[(version: String, negotiated: FormatTag?, identity: ThumbnailIdentity)]>([])
 
     init() {}
 

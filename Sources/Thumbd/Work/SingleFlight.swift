@@ -1,3 +1,4 @@
+import Locking
 import Dispatch
 import Synchronization
 
@@ -10,7 +11,7 @@ final class SingleFlight<Value: Sendable>: Sendable {
         let deliver: @Sendable (Value) -> Void
     }
 
-    private let inFlight = Mutex<[String: [Waiter]]>([:])
+    private let inFlight = Locked<[String: [Waiter]]>([:])
     /// Requests that joined work already under way.
     let joined = Counter()
 
@@ -56,7 +57,7 @@ final class SingleFlight<Value: Sendable>: Sendable {
 
     /// One value handed from the thread that finishes to the one that waits.
     private final class Handoff: Sendable {
-        private let value = Mutex<Value?>(nil)
+        private let value = Locked<Value?>(nil)
         private let done = DispatchSemaphore(value: 0)
 
         func set(_ v: Value) {

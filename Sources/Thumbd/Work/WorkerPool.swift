@@ -1,3 +1,4 @@
+import Locking
 import CSystem
 import DequeModule
 import Dispatch
@@ -16,7 +17,7 @@ public final class WorkerPool: Sendable {
 
     public let workers: Int
     public let queueLimit: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let available = DispatchSemaphore(value: 0)
 
     public init(workers: Int, queueLimit: Int) {

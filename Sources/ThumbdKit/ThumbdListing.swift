@@ -1,0 +1,144 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One image of the library listing (`GET /v1/images`).
+public struct ListedImage: Sendable, Hashable, Codable {
+    /// The library path: what `ThumbdURLBuilder.imageURL(_:options:)` takes.
+    public let id: String
+    /// Pixels after EXIF rotation.
+    public let width: Int
+    public let height: Int
+    public let bytes: Int
+    public let format: String
+    /// The original's target (`/img/...`), signed by the server when signing is on.
+    public let url: String
+
+    public init(id: String, width: Int, height: Int, bytes: Int, format: String, url: String) {
+        self.id = id
+        self.width = width
+        self.height = height
+        self.bytes = bytes
+        self.format = format
+        self.url = url
+    }
+}
+
+/// One page of the listing.
+public struct ListingPage: Sendable {
+    public let items: [ListedImage]
+    /// The page after this one, from the `Link: <...>; rel="next"` header; nil on the last.
+    public let next: URL?
+    /// `X-Total-Count`: images in the whole library.
+    public let totalCount: Int?
+}
+
+/// Pages through a server's library listing (`/v1/images?page=N&limit=M`) by following each
+/// page's `Link: rel="next"`, as an async sequence of pages or of images.
+///
+///     for try await image in ThumbdListing(baseURL: server).images { ... }
+public struct ThumbdListing: Sendable {
+    public let baseURL: URL
+    /// Images per page, 1...100.
+    public let pageSize: Int
+    private let transport: any ThumbdTransport
+
+    public init(baseURL: URL, pageSize: Int = 30, transport: any ThumbdTransport = URLSessionTransport.shared) {
+        self.baseURL = baseURL
+        self.pageSize = min(100, max(1, pageSize))
+        self.transport = transport
+    }
+
+    /// The first page's URL.
+    public var firstPage: URL {
+        ThumbdURLBuilder(baseURL: baseURL).url(forTarget: "/v1/images?page=1&limit=\(pageSize)")
+    }
+
+    public var pages: Pages { Pages(listing: self) }
+
+    public var images: Images { Images(listing: self) }
+
+    /// Fetches one page.
+    public func page(at url: URL) async throws -> ListingPage {
+        var request = URLRequest(url: url)
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        let (response, body) = try await transport.response(for: request)
+        guard response.statusCode == 200 else { throw ThumbdLoadError.httpStatus(response.statusCode) }
+        let items: [ListedImage]
+        do {
+            items = try JSONDecoder().decode([ListedImage].self, from: body)
+        } catch {
+            throw ThumbdLoadError.invalidResponse("listing JSON: \(error)")
+        }
+        let next = response.header("Link").flatMap { LinkHeader.target(of: $0, relation: "next") }
+            .flatMap { URL(string: $0, relativeTo: url)?.absoluteURL }
+        return ListingPage(items: items, next: next, totalCount: response.header("X-Total-Count").flatMap { Int($0) })
+    }
+
+    /// The pages, first to last.
+    public struct Pages: AsyncSequence, Sendable {
+        public typealias Element = ListingPage
+        let listing: ThumbdListing
+
+        public func makeAsyncIterator() -> Iterator {
+            Iterator(listing: listing, nextPage: listing.firstPage)
+        }
+
+        public struct Iterator: AsyncIteratorProtocol, Sendable {
+            let listing: ThumbdListing
+            var nextPage: URL?
+
+            public mutating func next() async throws -> ListingPage? {
+                guard let url = nextPage else { return nil }
+                let page = try await listing.page(at: url)
+                nextPage = page.next
+                return page
+            }
+        }
+    }
+
+    /// The images of every page, in order; a page is fetched when the one before is used up.
+    public struct Images: AsyncSequence, Sendable {
+        public typealias Element = ListedImage
+        let listing: ThumbdListing
+
+        public func makeAsyncIterator() -> Iterator {
+            Iterator(pages: Pages(listing: listing).makeAsyncIterator())
+        }
+
+        public struct Iterator: AsyncIteratorProtocol, Sendable {
+            var pages: Pages.Iterator
+            var buffered: [ListedImage] = []
+            var index = 0
+
+            public mutating func next() async throws -> ListedImage? {
+                while index >= buffered.count {
+                    guard let page = try await pages.next() else { return nil }
+                    buffered = page.items
+                    index = 0
+                }
+                defer { index += 1 }
+                return buffered[index]
+            }
+        }
+    }
+}
+
+/// The `Link` field (RFC 8288), as far as paging needs it.
+enum LinkHeader {
+    /// The target of the first link whose `rel` includes `relation`.
+    static func target(of field: String, relation: String) -> String? {
+        for link in field.split(separator: ",") {
+            let parts = link.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard let reference = parts.first, reference.hasPrefix("<"), reference.hasSuffix(">") else { continue }
+            for parameter in parts.dropFirst() {
+                let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard pair.count == 2, pair[0].lowercased() == "rel" else { continue }
+                let relations = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased().split(separator: " ")
+                if relations.contains(Substring(relation)) { return String(reference.dropFirst().dropLast()) }
+            }
+        }
+        return nil
+    }
+}

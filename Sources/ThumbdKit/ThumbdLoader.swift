@@ -1,0 +1,284 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Loads thumbd images for an app's grid: memory and disk tiers that follow HTTP caching,
+/// one transfer per URL however many ask (coalescing), prompt cancellation, resume of
+/// stopped transfers with `Range` + `If-Range`, and prefetching.
+///
+/// Generic over the app's image type: `decode` turns response bytes into it and always runs
+/// off the caller's actor (in a detached task), never on the main thread of a caller there.
+/// `cost` weighs decoded images for the memory tier (decoded size in bytes, typically
+/// `width * height * 4`; the default is the encoded size).
+///
+///     let loader = ThumbdLoader<UIImage>(decode: { data in
+///         guard let image = UIImage(data: data)?.preparingForDisplay() else { throw DecodeError() }
+///         return image
+///     }, cost: { image, _ in Int(image.size.width * image.size.height * image.scale * image.scale * 4) })
+///     let response = try await loader.load(url)   // response.image, .outcome, .bytesReceived
+public final class ThumbdLoader<Image: Sendable>: @unchecked Sendable {
+    public let configuration: ThumbdLoaderConfiguration
+    let transport: any ThumbdTransport
+    let decode: @Sendable (Data) throws -> Image
+    let cost: @Sendable (Image, Data) -> Int
+    let memory: MemoryImageCache<Image>
+    let disk: DiskResponseCache?
+    let partials: PartialDownloadStore
+    let stats = LockedState(LoaderCounters())
+    let prefetches = LockedState(PrefetchQueue())
+
+    /// Guards the fields below and every `LoadFlight`'s mutable fields.
+    let flightLock = NSLock()
+    private var flights: [String: LoadFlight<Image>] = [:]
+    private var joinedWaiters: [UInt64: LoadFlight<Image>] = [:]
+    /// Waiters registered by `load` that have not joined a flight yet.
+    private var pendingWaiters: Set<UInt64> = []
+    /// Waiters cancelled in that window: they are answered as soon as they try to join.
+    private var cancelledWaiters: Set<UInt64> = []
+    private var lastWaiterID: UInt64 = 0
+
+    public init(configuration: ThumbdLoaderConfiguration = ThumbdLoaderConfiguration(),
+                transport: any ThumbdTransport = URLSessionTransport(),
+                decode: @escaping @Sendable (Data) throws -> Image,
+                cost: @escaping @Sendable (Image, Data) -> Int = { _, data in data.count }) {
+        self.configuration = configuration
+        self.transport = transport
+        self.decode = decode
+        self.cost = cost
+        memory = MemoryImageCache(capacity: configuration.memoryCapacity)
+        disk = configuration.diskDirectory.flatMap { DiskResponseCache(directory: $0, capacityBytes: configuration.diskCapacity) }
+        partials = PartialDownloadStore(capacityBytes: configuration.partialDownloadMemory, disk: disk)
+    }
+
+    // MARK: - Loading
+
+    /// The image at `url`: from memory when fresh (no suspension of note), else from the disk
+    /// tier, a revalidation, a resume or a full download, shared with every other load of the
+    /// same URL under way. Cancelling the calling task answers it with `CancellationError` at
+    /// once; the transfer stops when no other load waits for it, and its bytes are kept for
+    /// a resume.
+    public func load(_ url: URL, priority: LoadPriority = .normal) async throws -> ImageResponse<Image> {
+        stats.withLock { $0.loads += 1 }
+        let key = cacheKey(for: url)
+        let entry = memory.entry(for: key)
+        if let entry, entry.info.isFresh(at: configuration.now()) {
+            stats.withLock { $0.memoryHits += 1 }
+            return ImageResponse(image: entry.image, url: url, outcome: .memory, bytesReceived: 0)
+        }
+        try Task.checkCancellation()
+        let id = flightLock.criticalSection { () -> UInt64 in
+            lastWaiterID += 1
+            pendingWaiters.insert(lastWaiterID)
+            return lastWaiterID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: LoadFlight<Image>.Continuation) in
+                join(id, key: key, url: url, priority: priority, stale: entry, continuation: continuation)
+            }
+        } onCancel: {
+            leave(id)
+        }
+    }
+
+    /// A fresh memory hit for `url`, synchronously (counted as a load): what a cell shows at
+    /// once when it is bound, before anything is awaited.
+    public func cachedResponse(for url: URL) -> ImageResponse<Image>? {
+        guard let entry = memory.entry(for: cacheKey(for: url)), entry.info.isFresh(at: configuration.now()) else { return nil }
+        stats.withLock {
+            $0.loads += 1
+            $0.memoryHits += 1
+        }
+        return ImageResponse(image: entry.image, url: url, outcome: .memory, bytesReceived: 0)
+    }
+
+    /// The memory tier's image for `url`, fresh or stale (a placeholder while revalidating).
+    public func memoryImage(for url: URL) -> Image? {
+        memory.entry(for: cacheKey(for: url))?.image
+    }
+
+    /// The key of both tiers: the `Accept` the loader sends and the URL, so answers that vary
+    /// by `Accept` (`fm=auto`) are kept per negotiated format.
+    public func cacheKey(for url: URL) -> String {
+        configuration.accept + " " + url.absoluteString
+    }
+
+    // MARK: - Cache management
+
+    /// Forgets `url` in both tiers, and any kept partial download of it.
+    public func removeCachedResponse(for url: URL) {
+        let key = cacheKey(for: url)
+        memory.remove(key)
+        disk?.removeResponse(for: key)
+        partials.discard(key)
+    }
+
+    public func removeAllCachedResponses() {
+        memory.removeAll()
+        disk?.removeAll()
+        partials.removeAll()
+    }
+
+    /// Bytes kept of a stopped transfer of `url` (memory, else disk), ready for a resume.
+    public func partialDownloadSize(for url: URL) -> Int? {
+        partials.partial(for: cacheKey(for: url))?.data.count
+    }
+
+    /// Waits until kept partial downloads have reached the disk (they are written in the
+    /// background so a cancel on the main thread does not wait for the disk).
+    public func waitForDiskWrites() {
+        partials.flush()
+    }
+
+    /// A snapshot of the loader-wide counters.
+    public var counters: LoaderCounters {
+        var snapshot = stats.withLock { $0 }
+        snapshot.loadsInFlight = flightLock.criticalSection { flights.count }
+        return snapshot
+    }
+
+    public var memoryUsage: (entries: Int, cost: Int) { memory.usage }
+
+    /// Files and bytes of the disk tier, nil without one.
+    public var diskUsage: (files: Int, bytes: Int)? {
+        guard let usage = disk?.usage else { return nil }
+        return (usage.files, usage.bytes)
+    }
+
+    // MARK: - Coalescing and cancellation
+
+    private enum JoinStep {
+        case cancelled
+        case hit(ImageResponse<Image>)
+        case joined(NetworkTransfer?, raisedTo: LoadPriority?)
+        case started
+    }
+
+    private func join(_ id: UInt64, key: String, url: URL, priority: LoadPriority, stale: MemoryImageCache<Image>.Entry?,
+                      continuation: LoadFlight<Image>.Continuation) {
+        let step = flightLock.criticalSection { () -> JoinStep in
+            pendingWaiters.remove(id)
+            if cancelledWaiters.remove(id) != nil { return .cancelled }
+            let waiter = LoadFlight<Image>.Waiter(continuation: continuation, priority: priority)
+            if let flight = flights[key] {
+                let before = flight.priority
+                flight.waiters[id] = waiter
+                joinedWaiters[id] = flight
+                return .joined(flight.transfer, raisedTo: priority > before ? priority : nil)
+            }
+            // A flight that has just finished filled the memory tier before leaving the table, so
+            // checking here, under the lock, leaves no window for a second transfer.
+            if let entry = memory.entry(for: key), entry.info.isFresh(at: configuration.now()) {
+                return .hit(ImageResponse(image: entry.image, url: url, outcome: .memory, bytesReceived: 0))
+            }
+            let flight = LoadFlight<Image>(key: key, url: url, staleMemory: stale)
+            flight.waiters[id] = waiter
+            joinedWaiters[id] = flight
+            flights[key] = flight
+            flight.task = Task.detached(priority: priority.taskPriority) { [self] in
+                await run(flight)
+            }
+            return .started
+        }
+        switch step {
+        case .cancelled:
+            continuation.resume(throwing: CancellationError())
+        case .hit(let response):
+            stats.withLock { $0.memoryHits += 1 }
+            continuation.resume(returning: response)
+        case .joined(let transfer, let raised):
+            stats.withLock { $0.coalesced += 1 }
+            if let raised { transfer?.setPriority(raised.transferPriority) }
+        case .started:
+            break
+        }
+    }
+
+    private enum LeaveStep {
+        case nothing
+        case answer(LoadFlight<Image>.Continuation, lowerTo: (NetworkTransfer, LoadPriority)?)
+        case abandon(LoadFlight<Image>.Continuation, LoadFlight<Image>, NetworkTransfer?, Task<Void, Never>?)
+    }
+
+    /// The caller of waiter `id` cancelled: answer it now; stop the flight if nobody else waits.
+    private func leave(_ id: UInt64) {
+        let step = flightLock.criticalSection { () -> LeaveStep in
+            if pendingWaiters.remove(id) != nil {
+                cancelledWaiters.insert(id)
+                return .nothing
+            }
+            guard let flight = joinedWaiters.removeValue(forKey: id), let waiter = flight.waiters.removeValue(forKey: id) else {
+                return .nothing  // already answered
+            }
+            if flight.waiters.isEmpty {
+                flight.abandoned = true
+                if flights[flight.key] === flight { flights.removeValue(forKey: flight.key) }
+                return .abandon(waiter.continuation, flight, flight.transfer, flight.task)
+            }
+            let remaining = flight.priority
+            if waiter.priority > remaining, let transfer = flight.transfer {
+                return .answer(waiter.continuation, lowerTo: (transfer, remaining))
+            }
+            return .answer(waiter.continuation, lowerTo: nil)
+        }
+        switch step {
+        case .nothing:
+            return
+        case .answer(let continuation, let lower):
+            if let lower { lower.0.setPriority(lower.1.transferPriority) }
+            continuation.resume(throwing: CancellationError())
+        case .abandon(let continuation, let flight, let transfer, let task):
+            // Keep what arrived before the caller hears of the cancellation, so a load made
+            // right after it resumes from there.
+            if let transfer {
+                if let partial = transfer.stop(keepingPartialFor: flight.key) { partials.keep(partial) }
+                stats.withLock { $0.transfersCancelled += 1 }
+            }
+            task?.cancel()
+            continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    private func run(_ flight: LoadFlight<Image>) async {
+        let result: Result<ImageResponse<Image>, any Error>
+        do {
+            result = .success(try await resolve(flight))
+        } catch let error as ThumbdLoadError {
+            result = .failure(error)
+        } catch let error as CancellationError {
+            result = .failure(error)
+        } catch {
+            result = .failure(ThumbdLoadError.transport(String(describing: error)))
+        }
+        let continuations = flightLock.criticalSection { () -> [LoadFlight<Image>.Continuation] in
+            if flights[flight.key] === flight { flights.removeValue(forKey: flight.key) }
+            var continuations: [LoadFlight<Image>.Continuation] = []
+            for (id, waiter) in flight.waiters {
+                joinedWaiters.removeValue(forKey: id)
+                continuations.append(waiter.continuation)
+            }
+            flight.waiters.removeAll()
+            flight.transfer = nil
+            return continuations
+        }
+        if case .failure = result, !continuations.isEmpty {
+            stats.withLock { $0.failures += 1 }
+        }
+        for continuation in continuations { continuation.resume(with: result) }
+    }
+
+    /// Registers `transfer` as the flight's current one; nil when the flight was abandoned.
+    func register(_ transfer: NetworkTransfer, in flight: LoadFlight<Image>) -> LoadPriority? {
+        flightLock.criticalSection { () -> LoadPriority? in
+            guard !flight.abandoned else { return nil }
+            flight.transfer = transfer
+            return flight.priority
+        }
+    }
+
+    func unregister(_ transfer: NetworkTransfer, from flight: LoadFlight<Image>) {
+        flightLock.criticalSection {
+            if flight.transfer === transfer { flight.transfer = nil }
+        }
+    }
+}
