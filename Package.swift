@@ -3,6 +3,9 @@ import PackageDescription
 
 let package = Package(
     name: "thumbd",
+    // Linux first. For apps, ThumbdKit needs iOS 15 / macOS 12 (async URLSession delegates);
+    // the server's targets use Synchronization, which needs macOS 15 to build on a Mac.
+    platforms: [.iOS(.v15), .tvOS(.v15), .visionOS(.v1), .macOS(.v15)],
     products: [
         .executable(name: "thumbd", targets: ["thumbd"]),
         // The client half, for apps: Foundation only (no libvips, no server targets).

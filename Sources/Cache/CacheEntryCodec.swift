@@ -11,6 +11,12 @@ public enum CacheEntryCodec {
     static let magic: [UInt8] = Array("TDC1".utf8)
 
     public static func encode(key: CacheKey, variant: CachedVariant) -> [UInt8] {
+        header(key: key, variant: variant) + variant.bytes
+    }
+
+    /// The header alone: written before the variant's own bytes, so an entry is stored
+    /// without a copy of its body (thumbnails of a few thousand pixels are megabytes).
+    public static func header(key: CacheKey, variant: CachedVariant) -> [UInt8] {
         var header: [UInt8] = []
         header += magic
         header += le(UInt32(0))  // header length, patched below
@@ -25,7 +31,7 @@ public enum CacheEntryCodec {
         let headerLength = header.count + 4
         header.replaceSubrange(4..<8, with: le(UInt32(headerLength)))
         header += le(checksum(header))
-        return header + variant.bytes
+        return header
     }
 
     public enum Failure: Error, Equatable {

@@ -245,23 +245,24 @@ public final class DiskCache: Sendable {
 
     public func put(_ key: CacheKey, _ variant: CachedVariant) {
         guard usable() else { return }
-        let data = CacheEntryCodec.encode(key: key, variant: variant)
-        guard data.count <= capacityBytes else { return }
-        let final = path(for: key.hash)
-        let temporary = directory.appendingPathComponent("tmp").appendingPathComponent("\(key.hash).\(UUID().uuidString)")
+        let header = CacheEntryCodec.header(key: key, variant: variant)
+        let size = header.count + variant.bytes.count
+        guard size <= capacityBytes else { return }
+        let final = filePath(for: key.hash)
+        let temporary = directoryPath + "/tmp/" + key.hash + "." + UUID().uuidString
         do {
-            try FileManager.default.createDirectory(at: final.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(data).write(to: temporary)
-            if rename(temporary.path, final.path) != 0 {
+            try FileManager.default.createDirectory(atPath: String(final.dropLast(key.hash.count + 1)), withIntermediateDirectories: true)
+            try Self.write([header, variant.bytes], to: temporary)
+            if rename(temporary, final) != 0 {
                 throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(errno))])
             }
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
+            unlink(temporary)
             disable("cannot write to \(directory.path): \(error.localizedDescription)")
             return
         }
         let evicted = tables.withLock { t in
-            let evicted = t.add(key.hash, size: data.count)
+            let evicted = t.add(key.hash, size: size)
             _ = t.open.remove(key.hash)
             t.stats.writes += 1
             t.stats.evictions += evicted.count
@@ -291,6 +292,26 @@ public final class DiskCache: Sendable {
             _ = $0.open.remove(hash)
         }
         try? FileManager.default.removeItem(at: path(for: hash))
+    }
+
+    /// Creates `path` and writes `parts` to it in order, straight from the arrays.
+    static func write(_ parts: [[UInt8]], to path: String) throws {
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(errno))]) }
+        defer { close(fd) }
+        for part in parts {
+            try part.withUnsafeBytes { raw in
+                var offset = 0
+                while offset < raw.count {
+                    let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                    if n < 0 && errno == EINTR { continue }
+                    guard n > 0 else {
+                        throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(errno))])
+                    }
+                    offset += n
+                }
+            }
+        }
     }
 
     /// Opens the file and reads it whole (entries are small), without Foundation's Data in

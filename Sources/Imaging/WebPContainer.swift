@@ -6,7 +6,9 @@ public enum WebPContainer {
 
     public static func removingMetadata(_ bytes: [UInt8]) -> [UInt8] {
         guard bytes.count >= 12, fourCC(bytes, 0) == "RIFF", fourCC(bytes, 8) == "WEBP" else { return bytes }
-        var out = Array(bytes[0..<12])
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)  // never larger: no growth, no slack kept with the cached variant
+        out += bytes[0..<12]
         var pos = 12
         while pos + 8 <= bytes.count {
             let name = fourCC(bytes, pos)
@@ -15,12 +17,12 @@ public enum WebPContainer {
             guard end <= bytes.count || (end == bytes.count + 1 && size & 1 == 1) else { return bytes }
             let chunkEnd = min(end, bytes.count)
             if !metadataChunks.contains(name) {
-                var chunk = Array(bytes[pos..<chunkEnd])
-                if name == "VP8X", chunk.count > 8 {
+                let start = out.count
+                out += bytes[pos..<chunkEnd]
+                if name == "VP8X", chunkEnd - pos > 8 {
                     // Flags byte: ICC 0x20, EXIF 0x08, XMP 0x04.
-                    chunk[8] &= ~UInt8(0x20 | 0x08 | 0x04)
+                    out[start + 8] &= ~UInt8(0x20 | 0x08 | 0x04)
                 }
-                out += chunk
             }
             pos = end
         }

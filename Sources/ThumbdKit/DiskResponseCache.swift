@@ -89,6 +89,7 @@ final class DiskResponseCache: @unchecked Sendable {
 
     func removeAll() {
         lock.criticalSection {
+            indexIfNeeded()
             for name in files.keys { unlink(directory.appendingPathComponent(name).path) }
             files.removeAll()
             totalBytes = 0

@@ -3,37 +3,6 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// One image of the library listing (`GET /v1/images`).
-public struct ListedImage: Sendable, Hashable, Codable {
-    /// The library path: what `ThumbdURLBuilder.imageURL(_:options:)` takes.
-    public let id: String
-    /// Pixels after EXIF rotation.
-    public let width: Int
-    public let height: Int
-    public let bytes: Int
-    public let format: String
-    /// The original's target (`/img/...`), signed by the server when signing is on.
-    public let url: String
-
-    public init(id: String, width: Int, height: Int, bytes: Int, format: String, url: String) {
-        self.id = id
-        self.width = width
-        self.height = height
-        self.bytes = bytes
-        self.format = format
-        self.url = url
-    }
-}
-
-/// One page of the listing.
-public struct ListingPage: Sendable {
-    public let items: [ListedImage]
-    /// The page after this one, from the `Link: <...>; rel="next"` header; nil on the last.
-    public let next: URL?
-    /// `X-Total-Count`: images in the whole library.
-    public let totalCount: Int?
-}
-
 /// Pages through a server's library listing (`/v1/images?page=N&limit=M`) by following each
 /// page's `Link: rel="next"`, as an async sequence of pages or of images.
 ///
@@ -122,23 +91,5 @@ public struct ThumbdListing: Sendable {
                 return buffered[index]
             }
         }
-    }
-}
-
-/// The `Link` field (RFC 8288), as far as paging needs it.
-enum LinkHeader {
-    /// The target of the first link whose `rel` includes `relation`.
-    static func target(of field: String, relation: String) -> String? {
-        for link in field.split(separator: ",") {
-            let parts = link.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard let reference = parts.first, reference.hasPrefix("<"), reference.hasSuffix(">") else { continue }
-            for parameter in parts.dropFirst() {
-                let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-                guard pair.count == 2, pair[0].lowercased() == "rel" else { continue }
-                let relations = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased().split(separator: " ")
-                if relations.contains(Substring(relation)) { return String(reference.dropFirst().dropLast()) }
-            }
-        }
-        return nil
     }
 }

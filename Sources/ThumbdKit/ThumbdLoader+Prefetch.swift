@@ -1,18 +1,5 @@
 import Foundation
 
-/// The prefetch queue: URLs waiting their turn, and the prefetches running (at most
-/// `maxConcurrentPrefetches`), each a low-priority load.
-struct PrefetchQueue {
-    struct Running {
-        var id: UInt64
-        var task: Task<Void, Never>
-    }
-
-    var waiting: [URL] = []
-    var running: [URL: Running] = [:]
-    var lastID: UInt64 = 0
-}
-
 /// Prefetching: load what the grid will show next, at low priority and a few at a time, so
 /// visible loads go first. A visible load of a URL being prefetched joins that transfer and
 /// raises its priority (`URLSessionTask.priority`).

@@ -47,7 +47,8 @@ public final class ThumbdLoader<Image: Sendable>: @unchecked Sendable {
         self.decode = decode
         self.cost = cost
         memory = MemoryImageCache(capacity: configuration.memoryCapacity)
-        disk = configuration.diskDirectory.flatMap { DiskResponseCache(directory: $0, capacityBytes: configuration.diskCapacity) }
+        let disk = configuration.diskDirectory.flatMap { DiskResponseCache(directory: $0, capacityBytes: configuration.diskCapacity) }
+        self.disk = disk
         partials = PartialDownloadStore(capacityBytes: configuration.partialDownloadMemory, disk: disk)
     }
 

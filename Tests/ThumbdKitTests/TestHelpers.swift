@@ -1,0 +1,209 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Imaging
+import ThumbdKit
+
+/// The image type of the tests: the bytes themselves and the size their header declares. No
+/// image library needed, and equality means byte-identical.
+struct TestImage: Sendable, Hashable {
+    let bytes: Data
+    let width: Int?
+    let height: Int?
+
+    struct NotAnImage: Error {}
+
+    @Sendable static func decode(_ data: Data) throws -> TestImage {
+        let b = [UInt8](data.prefix(64 * 1024))
+        if b.starts(with: [0x89, 0x50, 0x4E, 0x47]), b.count >= 24 {
+            return TestImage(bytes: data, width: be32(b, 16), height: be32(b, 20))
+        }
+        if b.starts(with: [0xFF, 0xD8, 0xFF]) {
+            // Walk the markers to the first start-of-frame.
+            var i = 2
+            while i + 9 < b.count, b[i] == 0xFF {
+                let marker = b[i + 1]
+                let length = Int(b[i + 2]) << 8 | Int(b[i + 3])
+                if (0xC0...0xCF).contains(marker), marker != 0xC4, marker != 0xC8, marker != 0xCC {
+                    return TestImage(bytes: data, width: Int(b[i + 7]) << 8 | Int(b[i + 8]), height: Int(b[i + 5]) << 8 | Int(b[i + 6]))
+                }
+                i += 2 + length
+            }
+            return TestImage(bytes: data, width: nil, height: nil)
+        }
+        if b.count >= 12, b.starts(with: Array("RIFF".utf8)), Array(b[8..<12]) == Array("WEBP".utf8) {
+            return TestImage(bytes: data, width: nil, height: nil)
+        }
+        throw NotAnImage()
+    }
+
+    private static func be32(_ b: [UInt8], _ at: Int) -> Int {
+        Int(b[at]) << 24 | Int(b[at + 1]) << 16 | Int(b[at + 2]) << 8 | Int(b[at + 3])
+    }
+}
+
+enum TestImages {
+    /// A smooth pattern as JPEG (small, fast to transform).
+    static func photo(width: Int, height: Int, seed: Int = 0) throws -> [UInt8] {
+        try ImageSynthesis.pattern(width: width, height: height, seed: seed).encode(.jpeg)
+    }
+
+    /// Noise as JPEG: its thumbnails hardly compress, so a PNG of it is large (about 3 bytes a
+    /// pixel). A random block of 96,001 bytes repeated by doubling (quick in debug and TSan
+    /// builds): longer than deflate's 32 KiB window and out of step with any row, so neither
+    /// PNG's filters nor deflate find the repeats.
+    static func noise(width: Int, height: Int, seed: UInt64) throws -> [UInt8] {
+        var generator = SplitMix64(seed: seed)
+        let period = 96_001
+        var pixels: [UInt8] = []
+        pixels.reserveCapacity(period)
+        while pixels.count < period {
+            let word = generator.next()
+            for shift in stride(from: 0, to: 64, by: 8) where pixels.count < period {
+                pixels.append(UInt8(truncatingIfNeeded: word >> UInt64(shift)))
+            }
+        }
+        let total = width * height * 3
+        while pixels.count < total { pixels += pixels }
+        return try ImageSynthesis.image(width: width, height: height, bands: 3, pixels: Array(pixels.prefix(total)))
+            .encode(.jpeg, quality: 92)
+    }
+}
+
+/// A clock the tests move by hand, so freshness expires without sleeping.
+final class ManualClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Date
+
+    init(_ start: Date = Date()) {
+        current = start
+    }
+
+    func now() -> Date {
+        lock.lock()
+        defer { lock.unlock() }
+        return current
+    }
+
+    func advance(by seconds: TimeInterval) {
+        lock.lock()
+        current = current.addingTimeInterval(seconds)
+        lock.unlock()
+    }
+}
+
+/// Values appended from any thread.
+final class Recorder<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [Value] = []
+
+    func append(_ value: Value) {
+        lock.lock()
+        stored.append(value)
+        lock.unlock()
+    }
+
+    var values: [Value] {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
+}
+
+/// A transport wrapper that records what passes through it: requests, cancellations and
+/// priority changes. The server behind it is the real one.
+final class RecordingTransport: ThumbdTransport, @unchecked Sendable {
+    private let inner: any ThumbdTransport
+    private let lock = NSLock()
+    private var sent: [URLRequest] = []
+    private var startPriorities: [Float] = []
+    private var priorityChanges: [Float] = []
+    private var cancelCount = 0
+
+    init(wrapping inner: any ThumbdTransport) {
+        self.inner = inner
+    }
+
+    func start(_ request: URLRequest, priority: Float, events: @escaping @Sendable (TransportEvent) -> Void) -> any TransportTask {
+        lock.lock()
+        sent.append(request)
+        startPriorities.append(priority)
+        lock.unlock()
+        return RecordedTask(inner: inner.start(request, priority: priority, events: events), owner: self)
+    }
+
+    var requests: [URLRequest] { lock.lock(); defer { lock.unlock() }; return sent }
+    var priorities: [Float] { lock.lock(); defer { lock.unlock() }; return startPriorities }
+    var changes: [Float] { lock.lock(); defer { lock.unlock() }; return priorityChanges }
+    var cancels: Int { lock.lock(); defer { lock.unlock() }; return cancelCount }
+
+    fileprivate func noteCancel() {
+        lock.lock()
+        cancelCount += 1
+        lock.unlock()
+    }
+
+    fileprivate func notePriority(_ priority: Float) {
+        lock.lock()
+        priorityChanges.append(priority)
+        lock.unlock()
+    }
+}
+
+private final class RecordedTask: TransportTask, @unchecked Sendable {
+    let inner: any TransportTask
+    let owner: RecordingTransport
+
+    init(inner: any TransportTask, owner: RecordingTransport) {
+        self.inner = inner
+        self.owner = owner
+    }
+
+    func cancel() {
+        owner.noteCancel()
+        inner.cancel()
+    }
+
+    func setPriority(_ priority: Float) {
+        owner.notePriority(priority)
+        inner.setPriority(priority)
+    }
+}
+
+/// Polls `condition` every 2 ms until it holds or `timeout` seconds of real time pass, and
+/// says whether it held. The async twin of TestSupport's `eventually`: it suspends instead of
+/// blocking a thread (the loader's tasks need the few threads of a 2-core machine), and runs
+/// on the caller's actor. For effects of other threads, never to let a timeout expire.
+@discardableResult
+func until(isolation: isolated (any Actor)? = #isolation, timeout: Double = 20, _ condition: () -> Bool) async -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while !condition() {
+        if Date() >= deadline { return false }
+        try? await Task.sleep(nanoseconds: 2_000_000)
+    }
+    return true
+}
+
+/// Whether a task ended with `CancellationError`.
+func endedInCancellation<T>(_ result: Result<T, any Error>) -> Bool {
+    if case .failure(let error) = result { return error is CancellationError }
+    return false
+}
+
+/// A small seeded generator, so a failing random scroll can be replayed.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
