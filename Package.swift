@@ -69,6 +69,8 @@ let package = Package(
         .executableTarget(name: "thumbd-fuzz", dependencies: ["HTTP", "Cache", "Imaging", "Thumbd"]),
         // The Swift client: URLs, listing, loader, caches, resume, cell bindings. Foundation only.
         .target(name: "ThumbdKit"),
+        // Simulates a scrolling grid against a thumbd to measure what a user would feel.
+        .executableTarget(name: "thumbd-scroll", dependencies: ["ThumbdKit"]),
         // A raw-socket HTTP client the integration tests share.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "HTTPTests", dependencies: [

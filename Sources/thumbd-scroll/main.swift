@@ -1,0 +1,2 @@
+// thumbd-scroll: placeholder, see the issue.
+print("thumbd-scroll")
