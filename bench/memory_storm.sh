@@ -11,6 +11,8 @@ cd "$(dirname "$0")/.."
 source bench/lib.sh
 
 PORT="${PORT:-18086}"
+BIN="${BIN:-.build/release/thumbd}"  # another build to compare: BIN=/path/to/thumbd
+: > "$BENCH_DIR/empty.yaml"
 STORM_SECONDS="${STORM_SECONDS:-120}"
 MEMORY="${MEMORY:-268435456}"
 LIB="$BENCH_DIR/storm"
@@ -34,7 +36,8 @@ memory_tier_mb() {
 # storm MEMORY_BYTES SECONDS: runs the storm against a fresh thumbd; prints "peak rest tier"
 storm() {
     rm -rf "$BENCH_DIR/cache-storm"
-    THUMBD_CACHE_MEMORY_BYTES="$1" THUMBD_LOGGING_ACCESS=false .build/release/thumbd serve --host 127.0.0.1 --port "$PORT" \
+    # Built-in defaults (no config file), so any build of thumbd can be compared.
+    THUMBD_CACHE_MEMORY_BYTES="$1" THUMBD_LOGGING_ACCESS=false "$BIN" serve --config "$BENCH_DIR/empty.yaml" --host 127.0.0.1 --port "$PORT" \
         --library "$LIB" --cache-dir "$BENCH_DIR/cache-storm" 2>> "$BENCH_DIR/thumbd-storm.log" &
     local pid=$!
     wait_for_port "$PORT"

@@ -20,5 +20,7 @@ bench/cached_thumbnails.sh
 echo
 bench/soak_rss.sh
 echo
+bench/memory_storm.sh
+echo
 # Disk tier start-up with 100,000 entries (index rebuilt in the background while serving).
 THUMBD_INDEX_ENTRIES=100000 swift test --filter DiskIndexScaleTests 2>&1 | grep -a "disk index"
