@@ -67,8 +67,10 @@ let package = Package(
         // Fuzz targets in one binary: libFuzzer drives it under `make fuzz`; built normally it
         // replays the kept corpus (Tests/Fuzz/corpus) in `make test`.
         .executableTarget(name: "thumbd-fuzz", dependencies: ["HTTP", "Cache", "Imaging", "Thumbd"]),
+        // ThumbHash placeholders, encoded by the server and decoded by it and by the client. Pure Swift.
+        .target(name: "ThumbHash"),
         // The Swift client: URLs, listing, loader, caches, resume, cell bindings. Foundation only.
-        .target(name: "ThumbdKit"),
+        .target(name: "ThumbdKit", dependencies: ["ThumbHash"]),
         // Simulates a scrolling grid against a thumbd to measure what a user would feel.
         .executableTarget(name: "thumbd-scroll", dependencies: ["ThumbdKit"]),
         // A raw-socket HTTP client the integration tests share.
@@ -87,6 +89,7 @@ let package = Package(
             "TestSupport",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
+        .testTarget(name: "ThumbHashTests", dependencies: ["ThumbHash"]),
         .testTarget(name: "ThumbdKitTests", dependencies: ["ThumbdKit", "Thumbd", "HTTP", "Imaging", "TestSupport"]),
         .testTarget(name: "ThumbdTests", dependencies: [
             "Thumbd", "HTTP", "Imaging", "TestSupport",

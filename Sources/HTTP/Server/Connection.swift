@@ -10,6 +10,8 @@ final class Connection {
     let fd: Int32
     /// The client's address, as text: formatted once per connection, for access logs.
     let peer: String
+    /// The peer is a configured trusted proxy: its requests' `X-Forwarded-For` names the client.
+    private let peerIsTrusted: Bool
     // The loop outlives every connection it owns; unowned(unsafe) spares a refcount check per use.
     private unowned(unsafe) let loop: EventLoop
     private var config: ServerConfiguration { loop.server.configuration }
@@ -29,7 +31,7 @@ final class Connection {
     private var outputIndex = 0
 
     private var responder: HTTPResponder?
-    private var exchange: (method: HTTPMethod, version: HTTPVersion, target: String, started: Double)?
+    private var exchange: (method: HTTPMethod, version: HTTPVersion, target: String, started: Double, client: String)?
     private var inHandler = false
     private var responseDuringHandler: HTTPResponse?
     private var registered = EpollEvents()
@@ -42,6 +44,8 @@ final class Connection {
         self.peer = peer
         self.loop = loop
         let configuration = loop.server.configuration
+        let trusted = configuration.trustedProxies
+        peerIsTrusted = !trusted.isEmpty && IPPrefix.addressBytes(peer).map { bytes in trusted.contains { $0.contains(bytes) } } == true
         machine = ConnectionStateMachine(
             timeouts: .init(header: configuration.headerTimeout, idle: configuration.idleTimeout,
                             response: configuration.responseTimeout),
@@ -230,7 +234,11 @@ final class Connection {
         let responder = HTTPResponder(connection: self, loop: loop)
         self.responder = responder
         loop.server.gauges.requestsInFlight.add(1, ordering: .relaxed)
-        exchange = (request.method, request.version, request.target, started)
+        var client = peer
+        if peerIsTrusted, let forwarded = ForwardedFor.client(request.headers.values("X-Forwarded-For"), trusted: config.trustedProxies) {
+            client = forwarded
+        }
+        exchange = (request.method, request.version, request.target, started, client)
         inHandler = true
         loop.server.handler.handle(request, responder: responder)
         inHandler = false
@@ -264,7 +272,7 @@ final class Connection {
         self.exchange = nil
         loop.server.gauges.requestsInFlight.subtract(1, ordering: .relaxed)
         report(method: exchange.method.token, target: exchange.target, tag: responder.tag, response: response,
-               sentBody: exchange.method != .head, started: exchange.started)
+               sentBody: exchange.method != .head, started: exchange.started, client: exchange.client)
         machine.responseReady(at: loop.now)
         write(response, sendsBody: exchange.method != .head, version: exchange.version)
     }
@@ -278,7 +286,7 @@ final class Connection {
             response = ProblemDetails(status, detail: "the response took longer than \(config.responseTimeout) s").response
             response.headers.set("Retry-After", "1")
         }
-        let exchange = self.exchange ?? (.get, .http11, "-", loop.now - config.headerTimeout)
+        let exchange = self.exchange ?? (.get, .http11, "-", loop.now - config.headerTimeout, peer)
         let tag = responder?.tag ?? -1
         if responder != nil {
             responder?.cancel()
@@ -287,14 +295,15 @@ final class Connection {
             loop.server.gauges.requestsInFlight.subtract(1, ordering: .relaxed)
         }
         report(method: exchange.method.token, target: exchange.target, tag: tag, response: response,
-               sentBody: exchange.method != .head, started: exchange.started)
+               sentBody: exchange.method != .head, started: exchange.started, client: exchange.client)
         write(response, sendsBody: exchange.method != .head, version: exchange.version)
     }
 
-    private func report(method: String, target: String, tag: Int, response: HTTPResponse, sentBody: Bool, started: Double) {
+    private func report(method: String, target: String, tag: Int, response: HTTPResponse, sentBody: Bool, started: Double,
+                        client: String? = nil) {
         guard let observer = loop.server.observer else { return }
         let bytes = sentBody && !response.status.forbidsBody ? response.body.count : 0
-        observer.exchangeCompleted(CompletedExchange(client: peer, method: method, target: target, tag: tag,
+        observer.exchangeCompleted(CompletedExchange(client: client ?? peer, method: method, target: target, tag: tag,
                                                      status: response.status.code, bodyBytes: bytes,
                                                      duration: max(0, loop.now - started), responseHeaders: response.headers))
     }

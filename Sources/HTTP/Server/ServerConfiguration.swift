@@ -17,12 +17,15 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Request content up to this size (on GET, say) is read and thrown away; larger gets 413.
     public var maxDiscardedContentBytes: Int
     public var listenBacklog: Int32
+    /// Peers whose `X-Forwarded-For` is believed: the client observers are told of is then
+    /// the rightmost untrusted address in it (the balancer's client), not the peer.
+    public var trustedProxies: [IPPrefix]
 
     public init(host: String = Defaults.host, port: Int = Defaults.port, eventLoops: Int = ProcessInfoLite.activeProcessorCount,
                 maxConnections: Int = Defaults.maxConnections, headerTimeout: Double = Defaults.headerTimeout,
                 idleTimeout: Double = Defaults.idleTimeout, responseTimeout: Double = Defaults.responseTimeout,
                 limits: RequestParser.Limits = RequestParser.Limits(), maxDiscardedContentBytes: Int = 64 * 1024,
-                listenBacklog: Int32 = 1024) {
+                listenBacklog: Int32 = 1024, trustedProxies: [IPPrefix] = []) {
         self.host = host
         self.port = port
         self.eventLoops = max(1, eventLoops)
@@ -33,6 +36,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         self.limits = limits
         self.maxDiscardedContentBytes = maxDiscardedContentBytes
         self.listenBacklog = listenBacklog
+        self.trustedProxies = trustedProxies
     }
 }
 

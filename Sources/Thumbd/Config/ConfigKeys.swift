@@ -66,6 +66,16 @@ struct ConfigKey: Sendable {
         }
     }
 
+    /// A comma-separated list of IP addresses or CIDR ranges.
+    static func addressList(_ path: String, _ keyPath: WritableKeyPath<ThumbdConfig, [String]> & Sendable) -> ConfigKey {
+        ConfigKey(path: path, allowed: "a list of IP addresses or CIDR ranges such as 10.0.0.0/8") { config, text in
+            let items = text.split(separator: ",").map { $0.trimmedValue() }.filter { !$0.isEmpty }
+            guard items.allSatisfy({ IPPrefix($0) != nil }) else { return false }
+            config[keyPath: keyPath] = items
+            return true
+        }
+    }
+
     static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
 
     static let all: [ConfigKey] = [
@@ -77,6 +87,7 @@ struct ConfigKey: Sendable {
         duration("server.idle_timeout", 0.1...86400, \.server.idleTimeout),
         duration("server.response_timeout", 0.1...86400, \.server.responseTimeout),
         duration("server.drain_seconds", 0...3600, \.server.drainSeconds),
+        addressList("server.trusted_proxies", \.server.trustedProxies),
         string("library.root", "a folder path", \.library.root),
         bool("library.demo", \.library.demo),
         string("cache.dir", "a folder path", \.cache.dir),

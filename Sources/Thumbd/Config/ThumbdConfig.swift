@@ -12,6 +12,8 @@ public struct ThumbdConfig: Sendable, Equatable {
         public var idleTimeout = ServerConfiguration.Defaults.idleTimeout
         public var responseTimeout = ServerConfiguration.Defaults.responseTimeout
         public var drainSeconds = 10.0
+        /// Balancers whose `X-Forwarded-For` names the client in the access log (IPs or CIDRs).
+        public var trustedProxies: [String] = []
     }
 
     public struct Library: Sendable, Equatable {
@@ -83,6 +85,7 @@ public struct ThumbdConfig: Sendable, Equatable {
     var serverConfiguration: ServerConfiguration {
         ServerConfiguration(host: server.host, port: server.port, eventLoops: server.eventLoops,
                             maxConnections: server.maxConnections, headerTimeout: server.headerTimeout,
-                            idleTimeout: server.idleTimeout, responseTimeout: server.responseTimeout)
+                            idleTimeout: server.idleTimeout, responseTimeout: server.responseTimeout,
+                            trustedProxies: server.trustedProxies.compactMap(IPPrefix.init))
     }
 }

@@ -1,0 +1,2 @@
+/// ThumbHash placeholder (placeholder file).
+public enum ThumbHash {}

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# thumbd replicas behind nginx on loopback, the topology of deploy/cluster/ without containers:
+#   scripts/cluster.sh start N   start replicas 1..N (those not running) and the balancer, or
+#                                reconfigure it for N (stopping replicas above N); prints its URL
+#   scripts/cluster.sh stop      stop the balancer and every replica (SIGTERM: they drain)
+#   scripts/cluster.sh status    what runs, and each replica's /health
+# Settings (environment): CLUSTER_DIR (.build/cluster: pid files, caches, logs, nginx prefix),
+# CLUSTER_PORT (8090, the balancer), REPLICA_PORT (8091: replica i listens on REPLICA_PORT+i-1),
+# LIBRARY (./images, shared by all), THUMBD_BIN (.build/release/thumbd, built when missing),
+# and any THUMBD_* setting, passed to every replica. Talks to 127.0.0.1 only.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+dir="${CLUSTER_DIR:-$root/.build/cluster}"
+port="${CLUSTER_PORT:-8090}"
+base="${REPLICA_PORT:-8091}"
+library="${LIBRARY:-$root/images}"
+bin="${THUMBD_BIN:-$root/.build/release/thumbd}"
+prefix="$dir/nginx"
+
+replica_pid() { cat "$dir/thumbd-$1.pid" 2>/dev/null || true; }
+alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
+nginx_pid() { cat "$prefix/nginx.pid" 2>/dev/null || true; }
+running_replicas() { for f in "$dir"/thumbd-*.pid; do [ -e "$f" ] && basename "$f" .pid | cut -d- -f2; done | sort -n; }
+
+wait_port() {  # wait_port PORT: until something answers /health there (or fail after 20 s)
+    for _ in $(seq 1 200); do
+        curl -s -o /dev/null "http://127.0.0.1:$1/health" && return 0
+        sleep 0.1
+    done
+    echo "cluster: nothing answers on port $1" >&2
+    return 1
+}
+
+start_replica() {  # start_replica I
+    local i=$1 p=$((base + $1 - 1))
+    mkdir -p "$dir/cache-$i"
+    THUMBD_SERVER_TRUSTED_PROXIES="${THUMBD_SERVER_TRUSTED_PROXIES:-127.0.0.1}" \
+        "$bin" serve --host 127.0.0.1 --port "$p" --library "$library" --cache-dir "$dir/cache-$i" \
+        >> "$dir/thumbd-$i.log" 2>&1 &
+    echo $! > "$dir/thumbd-$i.pid"
+    wait_port "$p"
+}
+
+stop_replica() {  # stop_replica I: SIGTERM, then wait for it to drain and exit
+    local pid
+    pid=$(replica_pid "$1")
+    if alive "$pid"; then
+        kill -TERM "$pid"
+        for _ in $(seq 1 300); do alive "$pid" || break; sleep 0.1; done
+    fi
+    rm -f "$dir/thumbd-$1.pid"
+}
+
+render_nginx() {  # render_nginx N: deploy/cluster/nginx.conf with N loopback replicas
+    mkdir -p "$prefix/logs" "$prefix/temp"
+    local servers=""
+    for i in $(seq 1 "$1"); do
+        servers+="        server 127.0.0.1:$((base + i - 1)) max_fails=1 fail_timeout=10s;\n"
+    done
+    awk -v servers="$servers" -v listen="        listen 127.0.0.1:$port;" -v prefix="$prefix" '
+        /# replicas begin/ { print; printf "%s", servers; skip = 1; next }
+        /# replicas end/ { skip = 0 }
+        skip { next }
+        /^ *listen 8080;/ { print listen; next }
+        /^error_log/ { print "error_log " prefix "/logs/error.log warn;"; print "pid " prefix "/nginx.pid;"; next }
+        /^http \{/ { print; print "    client_body_temp_path " prefix "/temp/body;"; print "    proxy_temp_path " prefix "/temp/proxy;"; next }
+        { print }' deploy/cluster/nginx.conf | sed 's/\\n/\n/g' > "$prefix/nginx.conf"
+}
+
+case "${1:-}" in
+start)
+    n="${2:?usage: scripts/cluster.sh start N}"
+    [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "cluster: N must be a positive number" >&2; exit 2; }
+    scripts/ensure-deps.sh nginx
+    [ -x "$bin" ] || swift build -c release --product thumbd
+    mkdir -p "$dir" "$library"
+    for i in $(running_replicas); do [ "$i" -le "$n" ] || stop_replica "$i"; done
+    for i in $(seq 1 "$n"); do alive "$(replica_pid "$i")" || start_replica "$i"; done
+    render_nginx "$n"
+    if alive "$(nginx_pid)"; then
+        nginx -p "$prefix" -c "$prefix/nginx.conf" -s reload 2>> "$prefix/logs/error.log"
+    else
+        nginx -p "$prefix" -c "$prefix/nginx.conf" 2>> "$prefix/logs/error.log"
+    fi
+    for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$port/balancer-health" && break; sleep 0.1; done
+    echo "http://127.0.0.1:$port"
+    ;;
+stop)
+    if alive "$(nginx_pid)"; then nginx -p "$prefix" -c "$prefix/nginx.conf" -s quit 2>/dev/null || kill "$(nginx_pid)"; fi
+    for i in $(running_replicas); do stop_replica "$i"; done
+    ;;
+status)
+    if alive "$(nginx_pid)"; then echo "balancer http://127.0.0.1:$port pid $(nginx_pid)"; else echo "balancer: not running"; fi
+    for i in $(running_replicas); do
+        pid=$(replica_pid "$i") p=$((base + i - 1))
+        if alive "$pid"; then
+            echo "replica $i http://127.0.0.1:$p pid $pid health $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$p/health")"
+        else
+            echo "replica $i: not running (stale pid file)"
+        fi
+    done
+    ;;
+*)
+    echo "usage: scripts/cluster.sh start N | stop | status" >&2
+    exit 2
+    ;;
+esac
