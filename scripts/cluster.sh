@@ -19,7 +19,9 @@ bin="${THUMBD_BIN:-$root/.build/release/thumbd}"
 prefix="$dir/nginx"
 
 replica_pid() { cat "$dir/thumbd-$1.pid" 2>/dev/null || true; }
-alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
+# A zombie is not alive: our replicas outlive this script, and whoever inherits them (PID 1)
+# may reap them late.
+alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null && [ "$(ps -o stat= -p "$1" 2>/dev/null | cut -c1)" != Z ]; }
 nginx_pid() { cat "$prefix/nginx.pid" 2>/dev/null || true; }
 running_replicas() { for f in "$dir"/thumbd-*.pid; do [ -e "$f" ] && basename "$f" .pid | cut -d- -f2; done | sort -n; }
 
@@ -56,7 +58,7 @@ render_nginx() {  # render_nginx N: deploy/cluster/nginx.conf with N loopback re
     mkdir -p "$prefix/logs" "$prefix/temp"
     local servers=""
     for i in $(seq 1 "$1"); do
-        servers+="        server 127.0.0.1:$((base + i - 1)) max_fails=1 fail_timeout=10s;\n"
+        servers+="        server 127.0.0.1:$((base + i - 1)) max_fails=1 fail_timeout=2s;\n"
     done
     awk -v servers="$servers" -v listen="        listen 127.0.0.1:$port;" -v prefix="$prefix" '
         /# replicas begin/ { print; printf "%s", servers; skip = 1; next }
@@ -65,7 +67,11 @@ render_nginx() {  # render_nginx N: deploy/cluster/nginx.conf with N loopback re
         /^ *listen 8080;/ { print listen; next }
         /^error_log/ { print "error_log " prefix "/logs/error.log warn;"; print "pid " prefix "/nginx.pid;"; next }
         /^http \{/ { print; print "    client_body_temp_path " prefix "/temp/body;"; print "    proxy_temp_path " prefix "/temp/proxy;"; next }
-        { print }' deploy/cluster/nginx.conf | sed 's/\\n/\n/g' > "$prefix/nginx.conf"
+        { print }' deploy/cluster/nginx.conf | sed 's/\\n/\n/g' > "$prefix/nginx.conf.new"
+    # Unchanged: keep it, so a start that changes nothing does not make nginx reload (a
+    # reload closes every idle keep-alive connection its clients hold).
+    if cmp -s "$prefix/nginx.conf.new" "$prefix/nginx.conf"; then rm "$prefix/nginx.conf.new"; return 1; fi
+    mv "$prefix/nginx.conf.new" "$prefix/nginx.conf"
 }
 
 case "${1:-}" in
@@ -77,17 +83,30 @@ start)
     mkdir -p "$dir" "$library"
     for i in $(running_replicas); do [ "$i" -le "$n" ] || stop_replica "$i"; done
     for i in $(seq 1 "$n"); do alive "$(replica_pid "$i")" || start_replica "$i"; done
-    render_nginx "$n"
+    changed=true
+    render_nginx "$n" || changed=false
     if alive "$(nginx_pid)"; then
-        nginx -p "$prefix" -c "$prefix/nginx.conf" -s reload 2>> "$prefix/logs/error.log"
+        if $changed; then
+            # Until its old workers have exited, some connections still go by the old replica
+            # list: wait for them, so that when this returns the balancer uses the new one.
+            old_workers=$(pgrep -P "$(nginx_pid)" || true)
+            nginx -p "$prefix" -c "$prefix/nginx.conf" -s reload >> "$prefix/logs/error.log" 2>&1
+            for _ in $(seq 1 100); do
+                still=false
+                for w in $old_workers; do alive "$w" && still=true; done
+                $still || break
+                sleep 0.1
+            done
+        fi
     else
-        nginx -p "$prefix" -c "$prefix/nginx.conf" 2>> "$prefix/logs/error.log"
+        # Its own output goes to the log: a daemon holding our stdout would keep callers waiting.
+        nginx -p "$prefix" -c "$prefix/nginx.conf" >> "$prefix/logs/error.log" 2>&1
     fi
     for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$port/balancer-health" && break; sleep 0.1; done
     echo "http://127.0.0.1:$port"
     ;;
 stop)
-    if alive "$(nginx_pid)"; then nginx -p "$prefix" -c "$prefix/nginx.conf" -s quit 2>/dev/null || kill "$(nginx_pid)"; fi
+    if alive "$(nginx_pid)"; then nginx -p "$prefix" -c "$prefix/nginx.conf" -s quit > /dev/null 2>&1 || kill "$(nginx_pid)"; fi
     for i in $(running_replicas); do stop_replica "$i"; done
     ;;
 status)

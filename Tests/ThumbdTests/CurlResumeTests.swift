@@ -6,7 +6,7 @@ import TestSupport
 /// `curl -C -` finishes it with a Range request and the result matches byte for byte.
 @Suite struct CurlResumeTests {
     @discardableResult
-    func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    func run(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
         try runProgram("/usr/bin/env", arguments)
     }
 
