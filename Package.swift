@@ -89,7 +89,7 @@ let package = Package(
             "TestSupport",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
-        .testTarget(name: "ThumbHashTests", dependencies: ["ThumbHash"]),
+        .testTarget(name: "ThumbHashTests", dependencies: ["ThumbHash", "TestSupport"]),
         .testTarget(name: "ThumbdKitTests", dependencies: ["ThumbdKit", "Thumbd", "HTTP", "Imaging", "TestSupport"]),
         .testTarget(name: "ThumbdTests", dependencies: [
             "Thumbd", "HTTP", "Imaging", "TestSupport",

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Imaging
+import TestSupport
 import ThumbdKit
 
 /// The image type of the tests: the bytes themselves and the size their header declares. No
@@ -189,21 +190,4 @@ func until(isolation: isolated (any Actor)? = #isolation, timeout: Double = 20, 
 func endedInCancellation<T>(_ result: Result<T, any Error>) -> Bool {
     if case .failure(let error) = result { return error is CancellationError }
     return false
-}
-
-/// A small seeded generator, so a failing random scroll can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
