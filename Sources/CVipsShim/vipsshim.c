@@ -86,6 +86,72 @@ VipsImage *tv_thumbnail(const void *buf, size_t len, int width, int height, tv_s
     return out;
 }
 
+VipsImage *tv_thumbnail_frames(const void *buf, size_t len, int width, int height, int left, int top, int crop_width,
+                               int crop_height, char **err) {
+    VipsImage *all = NULL;
+    /* Every page (n=-1), each frame resized to exactly width x height. */
+    if (vips_thumbnail_buffer((void *)buf, len, &all, width, "height", height, "size", VIPS_SIZE_FORCE,
+                              "option_string", "n=-1,fail_on=truncated", NULL))
+        return fail_null(err);
+    if (crop_width <= 0) return all;
+    int page_height = vips_image_get_page_height(all);
+    int pages = vips_image_get_height(all) / page_height;
+    VipsImage **frames = g_new0(VipsImage *, pages);
+    int rc = 0;
+    for (int i = 0; i < pages && rc == 0; i++)
+        rc = vips_extract_area(all, &frames[i], left, i * page_height + top, crop_width, crop_height, NULL);
+    VipsImage *joined = NULL, *out = NULL;
+    if (rc == 0) rc = vips_arrayjoin(frames, &joined, pages, "across", 1, NULL);
+    for (int i = 0; i < pages; i++) if (frames[i]) g_object_unref(frames[i]);
+    g_free(frames);
+    g_object_unref(all);
+    if (rc == 0) rc = vips_copy(joined, &out, NULL);
+    if (joined) g_object_unref(joined);
+    if (rc) return fail_null(err);
+    /* The frames' delays and loop count come along; their height is the crop's now. */
+    vips_image_set_int(out, VIPS_META_PAGE_HEIGHT, crop_height);
+    return out;
+}
+
+int tv_page_height(VipsImage *in) { return vips_image_get_page_height(in); }
+
+int tv_rgba_preview(const void *buf, size_t len, int max_side, int *width, int *height, void **pixels, size_t *pixels_len,
+                    char **err) {
+    VipsImage *t = NULL, *srgb = NULL, *rgba = NULL;
+    int rc = vips_thumbnail_buffer((void *)buf, len, &t, max_side, "height", max_side, "size", VIPS_SIZE_DOWN,
+                                   "option_string", "fail_on=truncated", NULL);
+    if (!rc) rc = vips_colourspace(t, &srgb, VIPS_INTERPRETATION_sRGB, NULL);
+    if (!rc) {
+        VipsImage *cast = NULL;
+        rc = vips_cast(srgb, &cast, VIPS_FORMAT_UCHAR, NULL);
+        if (!rc) {
+            g_object_unref(srgb);
+            srgb = cast;
+        }
+    }
+    if (!rc) {
+        if (vips_image_get_bands(srgb) == 3) {
+            rc = vips_bandjoin_const1(srgb, &rgba, 255, NULL);
+        } else if (vips_image_get_bands(srgb) == 4) {
+            g_object_ref(srgb);
+            rgba = srgb;
+        } else {
+            vips_error("tv_rgba_preview", "unexpected band count %d", vips_image_get_bands(srgb));
+            rc = -1;
+        }
+    }
+    if (!rc) {
+        *pixels = vips_image_write_to_memory(rgba, pixels_len);
+        if (!*pixels) rc = -1;
+        *width = vips_image_get_width(rgba);
+        *height = vips_image_get_height(rgba);
+    }
+    if (t) g_object_unref(t);
+    if (srgb) g_object_unref(srgb);
+    if (rgba) g_object_unref(rgba);
+    return rc ? fail(err) : 0;
+}
+
 VipsImage *tv_materialize(VipsImage *in, char **err) {
     VipsImage *out = vips_image_copy_memory(in);
     if (!out) return fail_null(err);
@@ -145,7 +211,7 @@ static VipsImage *without_metadata(VipsImage *in) {
     return copy;
 }
 
-int tv_save(VipsImage *in, tv_format format, int quality, int strip, void **out, size_t *out_len, char **err) {
+int tv_save(VipsImage *in, tv_format format, int quality, int strip, int interlace, void **out, size_t *out_len, char **err) {
     int rc;
     VipsImage *bare = NULL;
     if (strip) {
@@ -155,10 +221,11 @@ int tv_save(VipsImage *in, tv_format format, int quality, int strip, void **out,
     }
     switch (format) {
     case TV_JPEG:
-        rc = vips_jpegsave_buffer(in, out, out_len, "Q", quality, "optimize_coding", TRUE, "strip", strip, NULL);
+        rc = vips_jpegsave_buffer(in, out, out_len, "Q", quality, "optimize_coding", TRUE, "strip", strip,
+                                  "interlace", interlace ? TRUE : FALSE, NULL);
         break;
     case TV_PNG:
-        rc = vips_pngsave_buffer(in, out, out_len, "compression", 6, "strip", strip, NULL);
+        rc = vips_pngsave_buffer(in, out, out_len, "compression", 6, "strip", strip, "interlace", interlace ? TRUE : FALSE, NULL);
         break;
     case TV_WEBP:
         rc = vips_webpsave_buffer(in, out, out_len, "Q", quality, "strip", strip, NULL);

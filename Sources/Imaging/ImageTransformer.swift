@@ -17,15 +17,24 @@ public enum ImageTransformer {
         let format = options.format ?? .universal(hasAlpha: header.hasAlpha)
         let (sourceWidth, sourceHeight) = header.orientedSize
         let plan = ResizePlan.make(sourceWidth: sourceWidth, sourceHeight: sourceHeight, options: options)
+        let animated = options.keepsFrames && header.pages > 1
         let decoded: VipsImage
         do {
             var image = try data.withUnsafeBytes { raw in
                 VipsImage.attempt { err in
-                    tv_thumbnail(raw.baseAddress, raw.count, Int32(plan.thumbnailWidth), Int32(plan.thumbnailHeight),
-                                 plan.interest == .none ? TV_SIZE_FORCE : TV_SIZE_BOTH, plan.interest.shimCrop, err)
+                    if animated {
+                        // Every frame resized alike, then the same region cut from each (smart
+                        // crops, which would pick a region per frame, are centred instead).
+                        let frames = plan.frames
+                        return tv_thumbnail_frames(raw.baseAddress, raw.count, Int32(frames.width), Int32(frames.height),
+                                                   Int32(frames.crop?.left ?? 0), Int32(frames.crop?.top ?? 0),
+                                                   Int32(frames.crop?.width ?? 0), Int32(frames.crop?.height ?? 0), err)
+                    }
+                    return tv_thumbnail(raw.baseAddress, raw.count, Int32(plan.thumbnailWidth), Int32(plan.thumbnailHeight),
+                                        plan.interest == .none ? TV_SIZE_FORCE : TV_SIZE_BOTH, plan.interest.shimCrop, err)
                 }
             }.get()
-            if let region = plan.extract {
+            if !animated, let region = plan.extract {
                 let source = image
                 image = try VipsImage.make { tv_extract(source.pointer, Int32(region.left), Int32(region.top),
                                                         Int32(region.width), Int32(region.height), $0) }
@@ -45,18 +54,24 @@ public enum ImageTransformer {
         }
         let bytes: [UInt8]
         do {
-            bytes = try decoded.encode(format, quality: options.quality ?? OutputFormat.defaultQuality)
+            bytes = try decoded.encode(format, quality: options.quality ?? OutputFormat.defaultQuality, progressive: options.progressive)
         } catch {
             throw .encodingFailed(error.message)
         }
-        return Output(bytes: bytes, format: format, width: decoded.width, height: decoded.height)
+        return Output(bytes: bytes, format: format, width: decoded.width, height: animated ? decoded.frameHeight : decoded.height)
     }
 
-    /// Header checks that must pass before any pixel is decoded.
-    public static func checkedHeader(_ data: [UInt8], maxPixels: Int) throws(ImagingError) -> ImageHeader {
+    /// Header checks that must pass before any pixel is decoded. With `animated`, every frame
+    /// counts against the pixel limit and the frames against `maxFrames`.
+    public static func checkedHeader(_ data: [UInt8], maxPixels: Int, animated: Bool = false,
+                                     maxFrames: Int = .max) throws(ImagingError) -> ImageHeader {
         let header = try ImageHeader.read(data)
-        if header.width * header.height > maxPixels {
-            throw .tooManyPixels(width: header.width, height: header.height, limit: maxPixels)
+        let frames = animated ? header.pages : 1
+        if animated && frames > maxFrames {
+            throw .tooManyFrames(frames: frames, limit: maxFrames)
+        }
+        if header.width * header.height * frames > maxPixels {
+            throw .tooManyPixels(width: header.width, height: header.height * frames, limit: maxPixels)
         }
         return header
     }

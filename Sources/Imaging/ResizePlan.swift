@@ -14,6 +14,19 @@ public struct ResizePlan: Sendable, Equatable {
     public var outputWidth: Int { extract?.width ?? thumbnailWidth }
     public var outputHeight: Int { extract?.height ?? thumbnailHeight }
 
+    /// For animations, frame by frame: each frame resized to exactly (width, height), then
+    /// `crop` cut from each. A smart crop (an `interest`) becomes a centred one, since it
+    /// would choose a different region for every frame.
+    public var frames: (width: Int, height: Int, crop: (left: Int, top: Int, width: Int, height: Int)?) {
+        if let extract { return (thumbnailWidth, thumbnailHeight, extract) }
+        guard interest != .none, let cover = coverSize else { return (thumbnailWidth, thumbnailHeight, nil) }
+        return (cover.width, cover.height, ((cover.width - thumbnailWidth) / 2, (cover.height - thumbnailHeight) / 2,
+                                            thumbnailWidth, thumbnailHeight))
+    }
+
+    /// For a cover with an interest: the size the source is scaled to before the crop.
+    var coverSize: (width: Int, height: Int)?
+
     public static func == (a: ResizePlan, b: ResizePlan) -> Bool {
         a.thumbnailWidth == b.thumbnailWidth && a.thumbnailHeight == b.thumbnailHeight && a.interest == b.interest
             && a.extract?.left == b.extract?.left && a.extract?.top == b.extract?.top
@@ -55,9 +68,9 @@ public struct ResizePlan: Sendable, Equatable {
                 let (sw, sh) = scaled(max(Double(bw) / w, Double(bh) / h))
                 let ow = min(bw, sw), oh = min(bh, sh)
                 switch options.crop {
-                case .center: return ResizePlan(thumbnailWidth: ow, thumbnailHeight: oh, interest: .centre, extract: nil)
-                case .entropy: return ResizePlan(thumbnailWidth: ow, thumbnailHeight: oh, interest: .entropy, extract: nil)
-                case .attention: return ResizePlan(thumbnailWidth: ow, thumbnailHeight: oh, interest: .attention, extract: nil)
+                case .center: return ResizePlan(thumbnailWidth: ow, thumbnailHeight: oh, interest: .centre, extract: nil, coverSize: (sw, sh))
+                case .entropy: return ResizePlan(thumbnailWidth: ow, thumbnailHeight: oh, interest: .entropy, extract: nil, coverSize: (sw, sh))
+                case .attention: return ResizePlan(thumbnailWidth: ow, thumbnailHeight: oh, interest: .attention, extract: nil, coverSize: (sw, sh))
                 case .top, .bottom, .left, .right:
                     let left = options.crop == .left ? 0 : options.crop == .right ? sw - ow : (sw - ow) / 2
                     let top = options.crop == .top ? 0 : options.crop == .bottom ? sh - oh : (sh - oh) / 2

@@ -15,9 +15,14 @@ public struct TransformOptions: Sendable, Hashable {
     public var format: OutputFormat?
     /// nil for formats without a quality setting.
     public var quality: Int?
+    /// Progressive JPEG or interlaced PNG (`pr=1`); nothing for other formats.
+    public var progressive: Bool
+    /// Every frame of an animated source (`anim=1`), for WebP output; otherwise the first.
+    public var animated: Bool
 
     public init(width: Int? = nil, height: Int? = nil, fit: Fit = .contain, crop: Crop = .center, enlarge: Bool = false,
-                format: OutputFormat? = nil, quality: Int? = OutputFormat.defaultQuality) {
+                format: OutputFormat? = nil, quality: Int? = OutputFormat.defaultQuality, progressive: Bool = false,
+                animated: Bool = false) {
         self.width = width
         self.height = height
         self.fit = fit
@@ -25,6 +30,8 @@ public struct TransformOptions: Sendable, Hashable {
         self.enlarge = enlarge
         self.format = format
         self.quality = quality
+        self.progressive = progressive
+        self.animated = animated
         normalize()
     }
 
@@ -33,7 +40,14 @@ public struct TransformOptions: Sendable, Hashable {
         if width == nil || height == nil { fit = .contain }
         if fit != .cover { crop = .center }
         if let format, !format.usesQuality { quality = nil }
+        // Known formats that cannot use them drop them; an unsettled format keeps them until it is.
+        if let format, format != .jpeg && format != .png { progressive = false }
+        if let format, format != .webp { animated = false }
     }
+
+    /// Whether the output keeps every frame: asked for, and WebP (an unsettled format becomes
+    /// JPEG or PNG, which have one frame).
+    public var keepsFrames: Bool { animated && format == .webp }
 
     /// The options with the output format fixed for a source (no-op when already set).
     public func resolved(for source: ImageFormat?) -> TransformOptions {
@@ -56,6 +70,9 @@ public struct TransformOptions: Sendable, Hashable {
         parts.append("enlarge=\(enlarge ? 1 : 0)")
         parts.append("fm=\(format?.rawValue ?? "source")")
         parts.append("q=\(quality.map(String.init) ?? "-")")
+        // Only when on, so the keys and ETags of everything made before these existed stay valid.
+        if progressive { parts.append("pr=1") }
+        if animated { parts.append("anim=1") }
         return parts.joined(separator: ",")
     }
 }

@@ -21,6 +21,8 @@ public enum ImagingError: Error, Equatable, Sendable, CustomStringConvertible {
     case unsupportedFormat
     /// The header declares more pixels than allowed: 422, before any decoding.
     case tooManyPixels(width: Int, height: Int, limit: Int)
+    /// An animation with more frames than allowed (`anim=1`): 422, before any decoding.
+    case tooManyFrames(frames: Int, limit: Int)
     /// Truncated or corrupt data: 422.
     case undecodable(String)
     /// Encoding failed: 500.
@@ -30,6 +32,7 @@ public enum ImagingError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .unsupportedFormat: "not an image format thumbd can read"
         case .tooManyPixels(let w, let h, let limit): "the image is \(w)x\(h), over the limit of \(limit) pixels"
+        case .tooManyFrames(let frames, let limit): "the animation has \(frames) frames, over the limit of \(limit)"
         case .undecodable(let detail): "the image cannot be decoded: \(detail)"
         case .encodingFailed(let detail): "the image cannot be encoded: \(detail)"
         }

@@ -36,11 +36,17 @@ public final class VipsImage: @unchecked Sendable {
     }
 
     /// Encodes with metadata stripped unless `strip` is false (tests build EXIF inputs).
-    public func encode(_ format: OutputFormat, quality: Int = OutputFormat.defaultQuality, strip: Bool = true) throws(VipsCallError) -> [UInt8] {
+    /// Frames (pages) held, for an animated image.
+    public var frameCount: Int { max(1, height / max(1, Int(tv_page_height(pointer)))) }
+    public var frameHeight: Int { Int(tv_page_height(pointer)) }
+
+    public func encode(_ format: OutputFormat, quality: Int = OutputFormat.defaultQuality, strip: Bool = true,
+                       progressive: Bool = false) throws(VipsCallError) -> [UInt8] {
         var out: UnsafeMutableRawPointer?
         var length = 0
         var err: UnsafeMutablePointer<CChar>?
-        guard tv_save(pointer, format.shimFormat, Int32(quality), strip ? 1 : 0, &out, &length, &err) == 0, let out else {
+        guard tv_save(pointer, format.shimFormat, Int32(quality), strip ? 1 : 0, progressive ? 1 : 0, &out, &length, &err) == 0,
+              let out else {
             throw VipsCallError(message: takeMessage(err))
         }
         defer { tv_free(out) }

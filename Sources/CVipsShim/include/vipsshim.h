@@ -43,6 +43,16 @@ int tv_read_header_file(const char *path, tv_header *out, char **err);
  * truncated input. */
 VipsImage *tv_thumbnail(const void *buf, size_t len, int width, int height, tv_size size, tv_crop crop, char **err);
 VipsImage *tv_extract(VipsImage *in, int left, int top, int width, int height, char **err);
+/* Every frame of an animated image, each resized to exactly width x height, then, when
+ * crop_width > 0, the region (left, top, crop_width, crop_height) of each; delays kept. */
+VipsImage *tv_thumbnail_frames(const void *buf, size_t len, int width, int height, int left, int top, int crop_width,
+                               int crop_height, char **err);
+/* An RGBA8 preview of an encoded image, auto-rotated, first frame, fitting max_side x
+ * max_side (never enlarged); the pixels are g_malloc'd (free with tv_free). */
+int tv_rgba_preview(const void *buf, size_t len, int max_side, int *width, int *height, void **pixels, size_t *pixels_len,
+                    char **err);
+/* The height of one frame (the whole height for a single-frame image). */
+int tv_page_height(VipsImage *in);
 /* To 8-bit sRGB (or 8-bit grey for grey images) unless already there. */
 VipsImage *tv_to_srgb(VipsImage *in, char **err);
 /* Alpha removed by compositing on an RGB background. */
@@ -53,7 +63,7 @@ VipsImage *tv_materialize(VipsImage *in, char **err);
 /* With strip set, metadata fields (EXIF, XMP, IPTC, ICC, ...) are removed from a copy of
  * the image before saving: the savers' own "strip" flag is not enough (webpsave in 8.14
  * writes EXIF, XMP and ICC chunks regardless). */
-int tv_save(VipsImage *in, tv_format format, int quality, int strip, void **out, size_t *out_len, char **err);
+int tv_save(VipsImage *in, tv_format format, int quality, int strip, int interlace, void **out, size_t *out_len, char **err);
 
 int tv_width(VipsImage *in);
 int tv_height(VipsImage *in);
