@@ -55,6 +55,18 @@ public enum CacheEntryCodec {
         return .success(CachedVariant(bytes: body, contentType: contentType, etag: etag, lastModified: Int(Int64(bitPattern: modified))))
     }
 
+    /// The full key an entry was written for, from its first bytes (enough to hold the
+    /// header); nil when they are not a well-formed header.
+    public static func keyText(_ head: [UInt8]) -> String? {
+        var reader = Reader(data: head)
+        guard let m = reader.bytes(4), m == magic, let headerLength = reader.u32().map(Int.init), headerLength >= 36,
+              headerLength <= head.count, reader.u64() != nil, reader.u32() != nil, reader.u64() != nil, let key = reader.string()
+        else { return nil }
+        var tail = Reader(data: Array(head[(headerLength - 4)..<headerLength]))
+        guard checksum(head[0..<(headerLength - 4)]) == tail.u32() else { return nil }
+        return key
+    }
+
     static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt32 {
         bytes.withUnsafeBytes { csys_crc32c(0, $0.baseAddress, $0.count) }
     }

@@ -286,6 +286,26 @@ public final class DiskCache: Sendable {
         return found
     }
 
+    /// Removes every entry whose full key satisfies `shouldRemove`; returns how many. Reads
+    /// each indexed entry's header (the key is inside), so it takes a while on a large tier:
+    /// run it off the event loops. Entries being written meanwhile are not seen.
+    public func removeAll(whereKey shouldRemove: (String) -> Bool) -> Int {
+        guard isHealthy else { return 0 }
+        let hashes = tables.withLock { $0.index.keys }
+        var removed = 0
+        var head = [UInt8](repeating: 0, count: 16 * 1024)
+        for hash in hashes {
+            let fd = Glibc.open(filePath(for: hash), O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+            close(fd)
+            guard n > 0, let key = CacheEntryCodec.keyText(Array(head[0..<n])), shouldRemove(key) else { continue }
+            remove(hash)
+            removed += 1
+        }
+        return removed
+    }
+
     public func remove(_ hash: String) {
         tables.withLock {
             _ = $0.index.remove(hash)

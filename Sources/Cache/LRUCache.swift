@@ -101,6 +101,25 @@ public struct LRUCache<Key: Hashable, Value> {
     }
 
     @inlinable
+    /// Removes every value for which `shouldRemove` holds; returns how many.
+    public mutating func removeAll(where shouldRemove: (Key, Value) -> Bool) -> Int {
+        let doomed = index.compactMap { key, i in shouldRemove(key, nodes[i].value) ? key : nil }
+        for key in doomed { _ = remove(key) }
+        return doomed.count
+    }
+
+    /// Every key, most recent first.
+    public var keys: [Key] {
+        var out: [Key] = []
+        out.reserveCapacity(index.count)
+        var i = head
+        while i >= 0 {
+            out.append(nodes[i].key)
+            i = nodes[i].next
+        }
+        return out
+    }
+
     public mutating func removeAll() {
         nodes.removeAll()
         free.removeAll()

@@ -44,6 +44,11 @@ public final class MemoryCache<Value: Sendable>: Sendable {
         state.withLock { _ = $0.lru.put(key.hash, value, cost: cost) }
     }
 
+    /// Removes every value for which `shouldRemove` holds; returns how many.
+    public func removeAll(where shouldRemove: @Sendable (Value) -> Bool) -> Int {
+        state.withLock { $0.lru.removeAll { _, value in shouldRemove(value) } }
+    }
+
     public var statistics: Statistics {
         state.withLock { s in
             Statistics(hits: s.hits, misses: s.misses, evictions: s.lru.evictions, bytes: s.lru.totalCost, entries: s.lru.count)
