@@ -50,6 +50,7 @@ let package = Package(
             "Locking",
             "Cache",
             "Imaging",
+            "ThumbHash",
             .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Yams", package: "Yams"),

@@ -55,6 +55,12 @@ import TestSupport
             #expect((image["width"] as? Int ?? 0) > 0, "loaded: \(image)")
             #expect((image["src"] as? String ?? "").contains("&dpr=2"), "2x candidate: \(image)")
         }
+        // Each cell shows its image's placeholder (ThumbHash as a PNG data URL) until it loads.
+        #expect((report["placeholders"] as? Int ?? 0) >= images.count)
+        // The page sent Accept-CH, so Chromium sent Sec-CH-DPR: 2 and w=100&dpr=auto came 200 wide.
+        let autoDPR = try #require(report["autoDPR"] as? [String: Any])
+        #expect(autoDPR["width"] as? Int == 200, "\(autoDPR)")
+        #expect((autoDPR["vary"] as? String ?? "").contains("Sec-CH-DPR"), "\(autoDPR)")
         #expect(report["viewerOpen"] as? Bool == true)
         let large = try #require(report["large"] as? [String: Any])
         #expect((large["width"] as? Int ?? 0) > 0 && (large["src"] as? String ?? "").contains("fit=contain"))

@@ -59,7 +59,7 @@ import TestSupport
         let f = try LibraryFixture(files: ["b.jpg": Self.pictures[0]])
         let library = try ImageLibrary(root: f.libraryPath)
         let path = try LibraryPath(encoded: "b.jpg")
-        let files = LibraryFileCache(library: library, cacheControl: "public", maxContentBytes: 0)
+        let files = LibraryFileCache(library: library, fields: ImageFields(cacheControl: "public", acceptClientHints: false), maxContentBytes: 0)
         let entry = try files.lookup(path)
         #expect(entry.readAll() == Self.pictures[0])
         let handle = try #require(FileHandle(forWritingAtPath: f.libraryPath + "/b.jpg"))

@@ -58,7 +58,7 @@ final class Answers: Sendable {
     static let photo = try! ImageSynthesis.pattern(width: 640, height: 480, seed: 5).encode(.jpeg)
 
     func service(workers: Int = 2, queue: Int = 16, maxSourceBytes: Int = 1 << 26) -> ThumbnailService {
-        ThumbnailService(store: VariantStore(memoryBytes: 1 << 24, disk: nil, cacheControl: "public, max-age=60"),
+        ThumbnailService(store: VariantStore(memoryBytes: 1 << 24, disk: nil, fields: ImageFields(cacheControl: "public, max-age=60", acceptClientHints: false)),
                          pool: WorkerPool(workers: workers, queueLimit: queue),
                          limits: .init(maxSourceBytes: maxSourceBytes, maxSourcePixels: 50_000_000),
                          metrics: ThumbdMetrics(routes: Route.metricLabels), clock: ManualClock(), logger: Logger(label: "test"))

@@ -8,6 +8,7 @@ public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible {
     public static let partialContent = HTTPStatus(206)
     public static let notModified = HTTPStatus(304)
     public static let badRequest = HTTPStatus(400)
+    public static let unauthorized = HTTPStatus(401)
     public static let forbidden = HTTPStatus(403)
     public static let notFound = HTTPStatus(404)
     public static let methodNotAllowed = HTTPStatus(405)
@@ -38,6 +39,7 @@ public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible {
         case 302: "Found"
         case 304: "Not Modified"
         case 400: "Bad Request"
+        case 401: "Unauthorized"
         case 403: "Forbidden"
         case 404: "Not Found"
         case 405: "Method Not Allowed"

@@ -1,13 +1,20 @@
+import HTTP
+
 /// What a request's path names, matched once: the app dispatches on it, and request metrics
 /// and the access log are labelled by it, so they cannot disagree.
 enum Route: Int, CaseIterable, Sendable {
     case image, proxy, listing, gallery, health, metrics, notFound
     /// `OPTIONS *`: the server as a whole.
     case server
+    case imageInfo, remoteInfo, purge, openAPI
 
     init(path: Substring) {
         if path.utf8.starts(with: ImageRoute.pathPrefix.utf8) {
             self = .image
+            return
+        }
+        if path.utf8.starts(with: ImageInfoRoute.pathPrefix.utf8), path.utf8.count > ImageInfoRoute.pathPrefix.utf8.count {
+            self = .imageInfo
             return
         }
         switch path {
@@ -17,6 +24,9 @@ enum Route: Int, CaseIterable, Sendable {
         case "/health": self = .health
         case "/metrics": self = .metrics
         case "*": self = .server
+        case "/v1/info": self = .remoteInfo
+        case "/v1/purge": self = .purge
+        case "/openapi.yaml": self = .openAPI
         default: self = .notFound
         }
     }
@@ -39,10 +49,24 @@ enum Route: Int, CaseIterable, Sendable {
         case .metrics: "metrics"
         case .notFound: "not_found"
         case .server: "server"
+        case .imageInfo: "image_info"
+        case .remoteInfo: "remote_info"
+        case .purge: "purge"
+        case .openAPI: "openapi"
         }
     }
 
     static let invalidLabel = "invalid"
+
+    /// The methods the route serves (`Allow` on a 405).
+    var methods: String { self == .purge ? "POST" : "GET, HEAD" }
+
+    func allows(_ method: HTTPMethod) -> Bool {
+        switch method {
+        case .get, .head: self != .purge
+        case .other(let token): self == .purge && token == "POST"
+        }
+    }
 
     /// Every label, in the order of the indexes metrics are recorded under: the routes',
     /// then `invalid` (index `allCases.count`).

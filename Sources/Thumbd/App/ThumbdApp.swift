@@ -18,6 +18,10 @@ public final class ThumbdApp: HTTPHandler {
     private let gallery: GalleryRoute
     private let health: HealthRoute
     private let metricsRoute: MetricsRoute
+    private let imageInfo: ImageInfoRoute
+    private let remoteInfo: RemoteInfoRoute
+    /// Nil without `admin.token`: the route does not exist.
+    private let purge: PurgeRoute?
 
     public init(config: ThumbdConfig, library: ImageLibrary, gauges: ServerGauges, clock: any MonotonicClock = SystemClock(),
                 logger: Logger = Logger(label: "thumbd")) {
@@ -26,7 +30,7 @@ public final class ThumbdApp: HTTPHandler {
         self.metrics = metrics
         let signer = config.security.key.isEmpty ? nil : URLSigner(key: config.security.key)
         let parser = TransformParser(presets: config.presets, maxDimension: config.limits.maxDimension,
-                                     defaultQuality: config.output.quality)
+                                     defaultQuality: config.output.quality, defaultProgressive: config.output.progressive)
         let links = ImageLinks(signer: signer)
         let pool = WorkerPool(workers: config.limits.workers, queueLimit: config.limits.queue)
         var disk: DiskCache?
@@ -35,10 +39,11 @@ public final class ThumbdApp: HTTPHandler {
                              report: { logger.warning("\($0)") }, clock: { clock.now() })
             disk?.startIndexing()
         }
-        let store = VariantStore(memoryBytes: config.cache.memoryBytes, disk: disk, cacheControl: config.output.cacheControl)
+        let imageFields = ImageFields(cacheControl: config.output.cacheControl, acceptClientHints: config.output.clientHints)
+        let store = VariantStore(memoryBytes: config.cache.memoryBytes, disk: disk, fields: imageFields)
         thumbnails = ThumbnailService(store: store, pool: pool,
                                       limits: .init(maxSourceBytes: config.limits.maxSourceBytes,
-                                                    maxSourcePixels: config.limits.maxSourcePixels),
+                                                    maxSourcePixels: config.limits.maxSourcePixels, maxFrames: config.limits.maxFrames),
                                       metrics: metrics, clock: clock, logger: logger)
         if config.origins.allow.isEmpty {
             originals = nil
@@ -50,14 +55,17 @@ public final class ThumbdApp: HTTPHandler {
                                         metrics: metrics)
         }
         let index = LibraryIndex(root: library.rootPath, clock: clock)
-        image = ImageRoute(targets: TargetMemo(), signer: signer, parser: parser,
-                           files: LibraryFileCache(library: library, cacheControl: config.output.cacheControl),
-                           thumbnails: thumbnails, clock: clock)
+        let files = LibraryFileCache(library: library, fields: imageFields)
+        image = ImageRoute(targets: TargetMemo(), signer: signer, parser: parser, files: files, thumbnails: thumbnails, clock: clock)
         proxy = ProxyRoute(signer: signer, parser: parser, originals: originals, thumbnails: thumbnails, clock: clock)
         listing = ListingRoute(index: index, pool: pool, links: links)
         gallery = GalleryRoute(index: index, pool: pool, links: links)
         health = HealthRoute(drain: drain)
         metricsRoute = MetricsRoute(metrics: metrics, thumbnails: thumbnails, originals: originals, gauges: gauges)
+        imageInfo = ImageInfoRoute(files: files, index: index, pool: pool, links: links)
+        remoteInfo = RemoteInfoRoute(signer: signer, originals: originals, pool: pool)
+        purge = config.admin.token.isEmpty ? nil
+            : PurgeRoute(token: Array(config.admin.token.utf8), thumbnails: thumbnails, originals: originals)
     }
 
     public func handle(_ request: HTTPRequest, responder: HTTPResponder) {
@@ -67,9 +75,13 @@ public final class ThumbdApp: HTTPHandler {
             // The parser lets `*` through for OPTIONS only (RFC 9110 §9.3.7): what the server allows.
             return responder.respond(HTTPResponse(status: .ok, headers: HTTPHeaders([("Allow", "GET, HEAD")])))
         }
-        // Every route serves GET and HEAD only; a path no route serves is 404 whatever the method.
-        if route != .notFound, case .other(let method) = request.method {
-            return responder.respond(MethodNotAllowed(method: method).response)
+        if route == .purge, purge == nil {
+            return responder.respond(NoRoute(path: String(request.path)).response)
+        }
+        // Each route serves its methods (GET and HEAD for all but purge); a path no route
+        // serves is 404 whatever the method.
+        if route != .notFound, !route.allows(request.method) {
+            return responder.respond(MethodNotAllowed(method: request.method.token, allowed: route.methods).response)
         }
         switch route {
         case .image: image.handle(request, responder: responder)
@@ -80,6 +92,10 @@ public final class ThumbdApp: HTTPHandler {
         case .metrics: metricsRoute.handle(request, responder: responder)
         case .notFound: responder.respond(NoRoute(path: String(request.path)).response)
         case .server: break
+        case .imageInfo: imageInfo.handle(request, responder: responder)
+        case .remoteInfo: remoteInfo.handle(request, responder: responder)
+        case .purge: purge?.handle(request, responder: responder)
+        case .openAPI: responder.respond(OpenAPIDocument.response(to: request))
         }
     }
 

@@ -33,9 +33,9 @@ public final class ThumbdService: Sendable {
         server = try HTTPServer(configuration: config.serverConfiguration, handler: app,
                                 observer: ExchangeLog(metrics: app.metrics, logger: accessLog), gauges: gauges, clock: clock)
         if config.security.key.isEmpty {
-            logger.warning("URL signing is off: /img and /proxy accept unsigned requests (set security.key to require signatures)")
+            logger.warning("URL signing is off: /img, /proxy and /v1/info accept unsigned requests (set security.key to require signatures)")
         } else {
-            logger.info("URL signing is on: /img and /proxy require a valid s")
+            logger.info("URL signing is on: /img, /proxy and /v1/info require a valid s")
         }
         logger.info("thumbd \(Self.version) listening on \(config.server.host):\(server.port)",
                     metadata: ["library": "\(config.library.root)", "loops": "\(config.server.eventLoops)",

@@ -98,9 +98,12 @@ struct ConfigKey: Sendable {
         size("limits.max_source_bytes", 1...(1 << 34), \.limits.maxSourceBytes),
         int("limits.workers", 1...1024, \.limits.workers),
         int("limits.queue", 0...1_000_000, \.limits.queue),
+        int("limits.max_frames", 1...100_000, \.limits.maxFrames),
         int("output.quality", 1...100, \.output.quality),
         string("output.cache_control", "a Cache-Control value", \.output.cacheControl,
                valid: { !$0.isEmpty && $0.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7F } }),
+        bool("output.progressive", \.output.progressive),
+        bool("output.client_hints", \.output.clientHints),
         string("logging.level", logLevels.joined(separator: ", "), \.logging.level, valid: { logLevels.contains($0) }),
         bool("logging.access", \.logging.access),
         list("origins.allow", "a list of host names, *.domain patterns or *", \.origins.allow),
@@ -111,6 +114,8 @@ struct ConfigKey: Sendable {
         duration("origins.ttl", 0...(365 * 86400), \.origins.ttl),
         string("security.key", "a secret of at least 16 characters, or empty for unsigned requests", \.security.key,
                valid: { $0.isEmpty || $0.count >= 16 }),
+        string("admin.token", "a token of at least 16 characters, or empty for no admin endpoints", \.admin.token,
+               valid: { $0.isEmpty || ($0.count >= 16 && $0.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F }) }),
     ]
 
     static let byPath: [String: ConfigKey] = Dictionary(uniqueKeysWithValues: all.map { ($0.path, $0) })

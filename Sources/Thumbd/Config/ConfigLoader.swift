@@ -82,7 +82,10 @@ public enum ConfigLoader {
         guard let sections = root.mapping else { throw ConfigError(key: file, message: "must be a mapping of sections") }
         func place(_ node: Node) -> String { node.mark.map { "\(file):\($0.line)" } ?? file }
         for (sectionNode, body) in sections {
-            guard let section = sectionNode.string else { throw ConfigError(key: file, message: "section names must be text (\(place(sectionNode)))") }
+            // An empty name would give an error naming no key (found by fuzzing).
+            guard let section = sectionNode.string, !section.isEmpty else {
+                throw ConfigError(key: file, message: "section names must be non-empty text (\(place(sectionNode)))")
+            }
             if body.null != nil { continue }
             guard let entries = body.mapping else { throw ConfigError(key: section, message: "must be a mapping (\(place(body)))") }
             for (nameNode, value) in entries {

@@ -30,6 +30,10 @@ public struct ThumbdConfig: Sendable, Equatable {
     public struct Output: Sendable, Equatable {
         public var quality = OutputFormat.defaultQuality
         public var cacheControl = "public, max-age=86400"
+        /// Progressive JPEG and interlaced PNG when a request gives no `pr`.
+        public var progressive = false
+        /// `Accept-CH` on image responses too (the gallery page always sends it).
+        public var clientHints = false
     }
 
     public struct Limits: Sendable, Equatable {
@@ -43,6 +47,8 @@ public struct ThumbdConfig: Sendable, Equatable {
         public var workers = ProcessInfoLite.activeProcessorCount
         /// Transforms waiting for a worker; past it, 503 with Retry-After.
         public var queue = 64
+        /// Frames an animation (`anim=1`) may have (422 past it).
+        public var maxFrames = 300
     }
 
     public struct Origins: Sendable, Equatable {
@@ -58,8 +64,13 @@ public struct ThumbdConfig: Sendable, Equatable {
     }
 
     public struct Security: Sendable, Equatable {
-        /// When set, every /img and /proxy request must be signed with it (`s`).
+        /// When set, every /img, /proxy and /v1/info request must be signed with it (`s`).
         public var key = ""
+    }
+
+    public struct Admin: Sendable, Equatable {
+        /// The bearer token of `POST /v1/purge`; empty: the endpoint does not exist.
+        public var token = ""
     }
 
     public struct Logging: Sendable, Equatable {
@@ -77,6 +88,7 @@ public struct ThumbdConfig: Sendable, Equatable {
     public var logging = Logging()
     public var security = Security()
     public var origins = Origins()
+    public var admin = Admin()
     /// Named parameter sets for `p=`: name -> query string such as `w=300&h=300&fit=cover`.
     public var presets: [String: String] = [:]
 

@@ -17,13 +17,12 @@ final class LibraryFileCache: Sendable {
         /// The file served as it is (`/img/{path}` without parameters), its head prepared once.
         let original: PreparedRepresentation
 
-        init(file: ImageLibrary.File, content: [UInt8]?, cacheControl: String) {
+        init(file: ImageLibrary.File, content: [UInt8]?, fields: ImageFields) {
             self.file = file
             self.content = content
             etag = LibraryFileCache.etag(for: file)
             lastModified = Timestamp(seconds: file.modifiedSeconds)
-            var headers = HTTPHeaders()
-            headers.add("Cache-Control", cacheControl)
+            let headers = fields.headers
             let body: ResponseBody = if let content { .bytes(content) } else { .file(file.handle, count: file.size) }
             original = PreparedRepresentation(Representation(contentType: file.format.mediaType, body: body, etag: etag,
                                                              lastModified: lastModified, headers: headers))
@@ -38,11 +37,11 @@ final class LibraryFileCache: Sendable {
     private let library: ImageLibrary
     private let entries: SharedLRUCache<String, Entry>
     private let maxContentBytes: Int
-    private let cacheControl: String
+    private let fields: ImageFields
 
-    init(library: ImageLibrary, cacheControl: String, capacityBytes: Int = 64 << 20, maxContentBytes: Int = 256 << 10) {
+    init(library: ImageLibrary, fields: ImageFields, capacityBytes: Int = 64 << 20, maxContentBytes: Int = 256 << 10) {
         self.library = library
-        self.cacheControl = cacheControl
+        self.fields = fields
         self.entries = SharedLRUCache(capacity: capacityBytes)
         self.maxContentBytes = maxContentBytes
     }
@@ -69,7 +68,7 @@ final class LibraryFileCache: Sendable {
                 // Changed while being read: try again rather than keep torn bytes.
                 if content == nil { continue }
             }
-            let entry = Entry(file: file, content: content, cacheControl: cacheControl)
+            let entry = Entry(file: file, content: content, fields: fields)
             // Metadata entries cost a nominal amount so that many large files still count.
             entries.put(path.value, entry, cost: (content?.count ?? 0) + 512)
             return entry

@@ -6,17 +6,19 @@ import HTTP
 import Imaging
 import Synchronization
 
-/// The library's images in a stable order (by path), with their sizes read from headers.
-/// A header is read once per file version (size and mtime) and kept until the file
-/// changes; the folder itself is walked again at most every `maxAge` seconds.
+/// The library's images in a stable order (by path), with their facts (sizes, format,
+/// placeholder). Facts are read once per file version and kept until the file changes; the
+/// folder itself is walked again at most every `maxAge` seconds.
 final class LibraryIndex: Sendable {
     struct Item: Sendable, Equatable {
         var path: String
-        var width: Int
-        var height: Int
-        var bytes: Int64
-        var format: ImageFormat
         var version: FileVersion
+        var facts: ImageFacts
+
+        var width: Int { facts.width }
+        var height: Int { facts.height }
+        var bytes: Int64 { facts.bytes }
+        var format: ImageFormat { facts.format }
     }
 
     struct Snapshot: Sendable {
@@ -64,9 +66,9 @@ final class LibraryIndex: Sendable {
                 return
             }
             let full = root + "/" + entry.path
-            guard let format = Self.format(of: full), let header = try? ImageHeader.read(path: full) else { return }
-            let (w, h) = header.orientedSize
-            let item = Item(path: entry.path, width: w, height: h, bytes: entry.version.size, format: format, version: entry.version)
+            guard let bytes = Self.read(full), let format = ImageFormat.sniff(bytes),
+                  let facts = try? ImageFacts.read(bytes, format: format, bytes: entry.version.size) else { return }
+            let item = Item(path: entry.path, version: entry.version, facts: facts)
             items.append(item)
             seen[entry.path] = item
         }
@@ -76,12 +78,24 @@ final class LibraryIndex: Sendable {
         return Snapshot(items: items, fingerprint: fingerprint, takenAt: clock.now())
     }
 
-    private static func format(of path: String) -> ImageFormat? {
+    /// The facts of one library file at the version `entry` holds: from the index when it
+    /// knows that version, else read now and kept. Blocking: a worker thread calls it.
+    func facts(of path: LibraryPath, entry: LibraryFileCache.Entry) throws -> ImageFacts {
+        if let item = known.withLock({ $0[path.value] }), item.version == entry.file.version { return item.facts }
+        guard let bytes = entry.content ?? entry.readAll() else { throw LibraryChange.changedWhileRead }
+        let facts = try ImageFacts.read(bytes, format: entry.file.format, bytes: entry.file.size)
+        known.withLock { $0[path.value] = Item(path: path.value, version: entry.file.version, facts: facts) }
+        return facts
+    }
+
+    private static func read(_ path: String) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        var head = [UInt8](repeating: 0, count: ImageFormat.sniffLength)
-        let n = head.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        return n > 0 ? ImageFormat.sniff(head[0..<n]) : nil
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_size > 0, st.st_size < Int64(Int32.max) else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
+        let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        return n == bytes.count ? bytes : nil
     }
 }

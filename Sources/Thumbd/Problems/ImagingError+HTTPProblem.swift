@@ -5,7 +5,7 @@ extension ImagingError: HTTPProblem {
     var problem: ProblemDetails {
         switch self {
         case .unsupportedFormat: ProblemDetails(.unsupportedMediaType, detail: description)
-        case .tooManyPixels, .undecodable: ProblemDetails(.unprocessableContent, detail: description)
+        case .tooManyPixels, .tooManyFrames, .undecodable: ProblemDetails(.unprocessableContent, detail: description)
         // The client asked for nothing wrong: the server failed (and logged it).
         case .encodingFailed: ProblemDetails(.internalServerError, detail: description)
         }

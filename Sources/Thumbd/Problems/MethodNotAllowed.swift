@@ -1,8 +1,9 @@
 import HTTP
 
-/// A method other than GET or HEAD on a route that serves only those.
+/// A method the route does not serve (GET and HEAD for most).
 struct MethodNotAllowed: HTTPProblem {
     let method: String
-    var problem: ProblemDetails { ProblemDetails(.methodNotAllowed, detail: "\(method) is not allowed here; use GET or HEAD") }
-    var fields: [(name: String, value: String)] { [("Allow", "GET, HEAD")] }
+    var allowed = "GET, HEAD"
+    var problem: ProblemDetails { ProblemDetails(.methodNotAllowed, detail: "\(method) is not allowed here; use \(allowed)") }
+    var fields: [(name: String, value: String)] { [("Allow", allowed)] }
 }

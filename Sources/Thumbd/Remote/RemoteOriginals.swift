@@ -49,7 +49,14 @@ final class RemoteOriginals: Sendable {
     /// Requests that waited for a fetch already under way instead of fetching again.
     var sharedFetches: Int { flights.joined.count }
 
-    static func key(_ url: String) -> CacheKey { CacheKey("src|" + url) }
+    static func key(_ url: String) -> CacheKey { CacheKey("src|" + SourceName.escaped(url)) }
+
+    /// Forgets `url`: its original leaves both tiers and its freshness is dropped, so the
+    /// next request fetches it again. Returns the entries removed.
+    func forget(_ url: String, from store: VariantStore) -> Int {
+        checked.remove(url)
+        return store.purge(keyText: Self.key(url).text)
+    }
 
     /// The original for `url`, fetching or revalidating when needed. Blocking.
     func original(_ url: String) -> Result<Original, Failure> {

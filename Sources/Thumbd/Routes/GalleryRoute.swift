@@ -24,6 +24,8 @@ struct GalleryRoute: Sendable {
             var headers = HTTPHeaders()
             headers.add("Content-Type", "text/html; charset=utf-8")
             headers.add("Cache-Control", "no-cache")
+            // Browsers then send Sec-CH-DPR and Sec-CH-Width with the page's image requests.
+            headers.add("Accept-CH", ClientHints.accepted)
             let html = Self.render(index.current(), page: page, selftest: selftest, links: links)
             responder.respond(HTTPResponse(headers: headers, body: .text(html)))
         }
@@ -46,6 +48,7 @@ struct GalleryRoute: Sendable {
             <figure class="cell"><a href="\(html(large))" data-index="\(i)" data-large="\(html(large))" data-large2x="\(html(large2x))" \
             data-name="\(html(name))" data-size="\(html(size))" aria-label="Open \(html(name))">\
             <img src="\(html(thumb))" srcset="\(html(thumb)) 1x, \(html(thumb2x)) 2x" width="\(cell)" height="\(cell)" \
+            style="\(html(placeholderStyle(item.facts)))" \
             loading="lazy" decoding="async" alt="\(html(name)), \(item.width) by \(item.height) pixels"></a>\
             <figcaption><span class="name">\(html(name))</span><span class="meta">\(html(size))</span></figcaption></figure>
 
@@ -148,6 +151,16 @@ struct GalleryRoute: Sendable {
             const visible = [...document.querySelectorAll('.cell img')].filter(img => img.getBoundingClientRect().top < innerHeight);
             for (let t = 0; t < 100 && !visible.every(img => img.complete && img.naturalWidth > 0); t++) await wait(100);
             const report = { dpr: devicePixelRatio, images: visible.map(img => ({ src: img.currentSrc, width: img.naturalWidth })) };
+            report.placeholders = [...document.querySelectorAll('.cell img')].filter(img => img.style.background.includes('data:image/png')).length;
+            // The page sent Accept-CH: an image asking for dpr=auto comes at the device's ratio.
+            // Its pixels are counted from the bytes: Chromium gives an image fetched with a DPR
+            // hint a natural width in CSS pixels (the hinted ratio divided out).
+            const probeURL = \(jsonString(selftestProbe(snapshot, links)));
+            try {
+              const probe = await fetch(probeURL);
+              const bitmap = await createImageBitmap(await probe.blob());
+              report.autoDPR = { src: probeURL, width: bitmap.width, vary: probe.headers.get('Vary') };
+            } catch (e) { report.autoDPR = { src: probeURL, error: String(e) }; }
             if (links.length) {
               links[0].click();
               for (let t = 0; t < 100 && !(large.complete && large.naturalWidth > 0); t++) await wait(100);
@@ -168,6 +181,22 @@ struct GalleryRoute: Sendable {
 
         """
     }
+
+    /// Until its thumbnail arrives, a cell shows the image's placeholder (its ThumbHash rendered
+    /// as a tiny PNG, stretched and blurred by the browser's scaling) over its average colour, so
+    /// a fast scroll shows colours and shapes rather than empty boxes.
+    static func placeholderStyle(_ facts: ImageFacts) -> String {
+        let image = facts.placeholderImage.isEmpty ? "" : "url(\(facts.placeholderImage)) center / cover no-repeat, "
+        return "background: \(image)\(facts.color)"
+    }
+
+    /// The first image at 100 px wide with `dpr=auto`, for the self-test ("" without images).
+    static func selftestProbe(_ snapshot: LibraryIndex.Snapshot, _ links: ImageLinks) -> String {
+        guard let first = snapshot.items.first(where: { $0.width >= 400 }) ?? snapshot.items.first else { return "" }
+        return links.url(first.path, "w=100&dpr=auto&fm=png")
+    }
+
+    static func jsonString(_ s: String) -> String { JSONText.quote(s) }
 
     static func html(_ s: String) -> String {
         var out = ""

@@ -51,7 +51,8 @@ struct ListingRoute: Sendable {
         let objects = page.map { item in
             "{\"id\":\(JSONText.quote(item.path)),\"width\":\(item.width),\"height\":\(item.height),"
                 + "\"bytes\":\(item.bytes),\"format\":\(JSONText.quote(item.format.rawValue)),"
-                + "\"url\":\(JSONText.quote(links.url(item.path)))}"
+                + "\"url\":\(JSONText.quote(links.url(item.path))),\"placeholder\":\(JSONText.quote(item.facts.placeholderBase64)),"
+                + "\"color\":\(JSONText.quote(item.facts.color))}"
         }
         var headers = HTTPHeaders()
         headers.add("Cache-Control", "no-cache")

@@ -36,8 +36,9 @@ struct ProxyRoute: Sendable {
             guard let transform = try parser.transform(query) else {
                 return thumbnails.original(of: source, for: responder.thumbnailWaiter(for: request, vary: false, store: thumbnails.store))
             }
-            let thumbnail = ThumbnailRequest(transform: transform, negotiated: FormatNegotiation.negotiated(for: transform, request))
-            thumbnails.answer(request, with: thumbnail, of: source, responder: responder)
+            let (resolved, dpr) = try transform.resolved(with: ClientHints(request.headers))
+            let thumbnail = ThumbnailRequest(transform: resolved, negotiated: FormatNegotiation.negotiated(for: resolved, request))
+            thumbnails.answer(request, with: thumbnail, of: source, responder: responder, hints: HintFields(transform.hints, dpr: dpr))
         } catch {
             responder.respond(Problems.response(for: error))
         }

@@ -37,7 +37,7 @@ public struct URLSigner: Sendable {
     public func verify(_ target: String) throws(Refusal) {
         let (message, given) = try Self.split(target)
         let expected = signature(of: message)
-        guard Self.constantTimeEqual(Array(given.utf8), Array(expected.utf8)) else { throw .wrong }
+        guard ConstantTime.equal(Array(given.utf8), Array(expected.utf8)) else { throw .wrong }
     }
 
     /// The signed message and the given signature: `s` must be present, once, and last.
@@ -53,14 +53,5 @@ public struct URLSigner: Sendable {
         let cut = target.index(last.startIndex, offsetBy: -1)
         let message = pieces.count == 1 ? target[..<q] : target[..<cut]
         return (message, given)
-    }
-
-    /// Compares without stopping at the first difference, so timing reveals nothing.
-    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        var difference = UInt8(a.count == b.count ? 0 : 1)
-        for i in 0..<max(a.count, b.count) {
-            difference |= (i < a.count ? a[i] : 0) ^ (i < b.count ? b[i] : 0)
-        }
-        return difference == 0
     }
 }

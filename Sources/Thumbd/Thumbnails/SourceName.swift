@@ -1,7 +1,26 @@
-/// The source part of a cache key: `img|photos/a.jpg` or `proxy|https://...`.
+/// The source part of a cache key: `img|photos/a.jpg` or `proxy|https://...`. `%` and `|` in
+/// the path or URL are escaped, so the text is followed by `|` in exactly the keys of this
+/// source and a purge can find them all (paths and URLs without those characters, nearly
+/// all of them, give the same text as before it was escaped).
 struct SourceName: Sendable, Hashable {
     let text: String
 
-    static func library(_ path: String) -> SourceName { SourceName(text: "img|" + path) }
-    static func remote(_ url: String) -> SourceName { SourceName(text: "proxy|" + url) }
+    static func library(_ path: String) -> SourceName { SourceName(text: "img|" + escaped(path)) }
+    static func remote(_ url: String) -> SourceName { SourceName(text: "proxy|" + escaped(url)) }
+
+    /// What every cache key of this source starts with.
+    var keyPrefix: String { text + "|" }
+
+    static func escaped(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "|") }) else { return text }
+        var out = ""
+        for c in text.unicodeScalars {
+            switch c {
+            case "%": out += "%25"
+            case "|": out += "%7C"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
 }

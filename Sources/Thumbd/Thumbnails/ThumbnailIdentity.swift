@@ -16,7 +16,12 @@ struct ThumbnailIdentity: Sendable {
         var options = request.transform.options.resolved(for: version.format)
         let tag: FormatTag
         if request.transform.negotiatesFormat {
+            // Resolving for the source dropped what its default format cannot use (pr for a
+            // WebP source, anim for a JPEG one): the negotiated format decides again.
             options.format = request.negotiated
+            options.progressive = request.transform.options.progressive
+            options.animated = request.transform.options.animated
+            options.normalize()
             tag = .negotiated(request.negotiated)
         } else {
             tag = .chosen(options.format)

@@ -12,6 +12,8 @@ final class ThumbnailService: Sendable {
         var maxSourceBytes: Int
         /// Sources over this many pixels are refused (422) from their header alone.
         var maxSourcePixels: Int
+        /// Animations (`anim=1`) with more frames are refused (422).
+        var maxFrames: Int = .max
     }
 
     typealias Waiter = SingleFlight<ThumbnailAnswer>.Waiter
@@ -112,7 +114,8 @@ final class ThumbnailService: Sendable {
         let started = clock.now()
         defer { transformsRun.increment() }
         do {
-            let header = try ImageTransformer.checkedHeader(source.bytes, maxPixels: limits.maxSourcePixels)
+            let header = try ImageTransformer.checkedHeader(source.bytes, maxPixels: limits.maxSourcePixels,
+                                                            animated: identity.options.keepsFrames, maxFrames: limits.maxFrames)
             let output = try ImageTransformer.transform(source.bytes, header: header, options: identity.options)
             let seconds = clock.now() - started
             var final = identity.options

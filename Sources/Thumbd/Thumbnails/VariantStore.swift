@@ -14,12 +14,12 @@ final class VariantStore: Sendable {
         let plain: PreparedRepresentation
         let varying: PreparedRepresentation
 
-        init(body: ResponseBody, contentType: String, etag: String, lastModified: Int, tier: Tier, cacheControl: String) {
+        init(body: ResponseBody, contentType: String, etag: String, lastModified: Int, tier: Tier, fields: ImageFields) {
             let lastModified = VariantStore.timestamp(lastModified)
             func prepared(vary: Bool) -> PreparedRepresentation {
                 PreparedRepresentation(VariantStore.representation(
                     body: body, contentType: contentType, etag: etag, lastModified: lastModified, tier: tier,
-                    timing: ServerTiming([VariantStore.hitStep(tier)]), vary: vary, cacheControl: cacheControl))
+                    timing: ServerTiming([VariantStore.hitStep(tier)]), vary: vary, fields: fields))
             }
             plain = prepared(vary: false)
             varying = prepared(vary: true)
@@ -34,14 +34,17 @@ final class VariantStore: Sendable {
     final class MemoryVariant: Sendable {
         let variant: CachedVariant
         let prepared: PreparedPair
+        /// The full key (the tier keys by its hash): what a purge matches.
+        let keyText: String
 
-        init(_ variant: CachedVariant, cacheControl: String) {
+        init(_ variant: CachedVariant, keyText: String, fields: ImageFields) {
             self.variant = variant
+            self.keyText = keyText
             prepared = PreparedPair(body: .bytes(variant.bytes), contentType: variant.contentType, etag: variant.etag,
-                                    lastModified: variant.lastModified, tier: .memory, cacheControl: cacheControl)
+                                    lastModified: variant.lastModified, tier: .memory, fields: fields)
         }
 
-        var cost: Int { variant.cost + prepared.headBytes }
+        var cost: Int { variant.cost + prepared.headBytes + keyText.utf8.count }
     }
 
     /// A hit, ready to answer any request for it.
@@ -54,12 +57,12 @@ final class VariantStore: Sendable {
 
     let memory: MemoryCache<MemoryVariant>
     let disk: DiskCache?
-    private let cacheControl: String
+    private let fields: ImageFields
 
-    init(memoryBytes: Int, disk: DiskCache?, cacheControl: String) {
+    init(memoryBytes: Int, disk: DiskCache?, fields: ImageFields) {
         self.memory = MemoryCache(capacityBytes: memoryBytes)
         self.disk = disk
-        self.cacheControl = cacheControl
+        self.fields = fields
     }
 
     func lookup(_ key: CacheKey, vary: Bool) -> Hit? {
@@ -72,7 +75,7 @@ final class VariantStore: Sendable {
         // its heads are prepared once per open entry.
         let prepared = found.memo.value {
             PreparedPair(body: .file(found.file, offset: found.bodyOffset, count: found.bodyLength), contentType: found.contentType,
-                         etag: found.etag, lastModified: found.lastModified, tier: .disk, cacheControl: cacheControl)
+                         etag: found.etag, lastModified: found.lastModified, tier: .disk, fields: fields)
         }
         return Hit(prepared: prepared[vary], tier: .disk)
     }
@@ -97,16 +100,33 @@ final class VariantStore: Sendable {
     private func promote(_ key: CacheKey, _ variant: CachedVariant) {
         // A zero-sized tier keeps nothing: skip preparing heads it would drop.
         guard memory.capacityBytes > 0 else { return }
-        let entry = MemoryVariant(variant, cacheControl: cacheControl)
+        let entry = MemoryVariant(variant, keyText: key.text, fields: fields)
         memory.put(key, entry, cost: entry.cost)
     }
 
-    /// A variant's response fields: Cache-Control, Vary when the format was negotiated,
-    /// X-Cache (the tier it came from, or miss) and Server-Timing, then the validators.
+    /// Removes every variant of a source (keys starting with `prefix`), or the one entry keyed
+    /// `keyText`, from both tiers; returns how many entries went. Blocking (the disk tier reads
+    /// its entries' headers): a worker thread calls it.
+    func purge(prefix: String) -> Int {
+        purge { $0.hasPrefix(prefix) }
+    }
+
+    func purge(keyText: String) -> Int {
+        purge { $0 == keyText }
+    }
+
+    private func purge(_ matches: @Sendable (String) -> Bool) -> Int {
+        let fromMemory = memory.removeAll { matches($0.keyText) }
+        let fromDisk = disk?.removeAll(whereKey: matches) ?? 0
+        return fromMemory + fromDisk
+    }
+
+    /// A variant's response fields: Cache-Control (and Accept-CH when configured), Vary when
+    /// the format was negotiated, X-Cache (the tier it came from, or miss) and Server-Timing,
+    /// then the validators.
     static func representation(body: ResponseBody, contentType: String, etag: String, lastModified: Timestamp?,
-                               tier: Tier?, timing: ServerTiming, vary: Bool, cacheControl: String) -> Representation {
-        var headers = HTTPHeaders()
-        headers.add("Cache-Control", cacheControl)
+                               tier: Tier?, timing: ServerTiming, vary: Bool, fields: ImageFields) -> Representation {
+        var headers = fields.headers
         if vary { headers.add("Vary", "Accept") }
         headers.add("X-Cache", tier?.rawValue ?? "miss")
         headers.add("Server-Timing", timing.fieldValue)
@@ -118,7 +138,7 @@ final class VariantStore: Sendable {
     func representation(of variant: CachedVariant, timing: ServerTiming, tier: Tier?, vary: Bool) -> Representation {
         Self.representation(body: .bytes(variant.bytes), contentType: variant.contentType, etag: variant.etag,
                             lastModified: Self.timestamp(variant.lastModified), tier: tier, timing: timing, vary: vary,
-                            cacheControl: cacheControl)
+                            fields: fields)
     }
 
     /// Hits name their tier; a lookup's few microseconds are not worth a `dur`.

@@ -7,8 +7,25 @@ public struct TransformRequest: Sendable, Equatable {
     public var options: TransformOptions
     /// `fm=auto`: the format is chosen per request from `Accept` (and `Vary: Accept` sent).
     public var negotiatesFormat: Bool
+    /// `w=auto` or `dpr=auto`: sizes come from each request's Client Hints (see `resolved(with:)`);
+    /// until then `options` holds the sizes without them.
+    public var hints: HintUse?
 
-    public static let parameterNames: Set<String> = ["w", "h", "dpr", "fit", "crop", "enlarge", "fm", "q", "p", "s"]
+    /// Which sizes wait for Client Hints, and the requested sizes they apply to.
+    public struct HintUse: Sendable, Equatable {
+        /// `w=auto`: the width is `Sec-CH-Width` (already in device pixels).
+        public var width: Bool
+        /// `dpr=auto`: the ratio is `Sec-CH-DPR`, clamped to 1...4 (1 without the hint).
+        public var dpr: Bool
+        /// `dpr` given as a number (with `w=auto` alone).
+        public var fixedDPR: Double
+        /// `w` and `h` as asked, before any ratio.
+        public var width0: Int?
+        public var height0: Int?
+        public var maxDimension: Int
+    }
+
+    public static let parameterNames: Set<String> = ["w", "h", "dpr", "fit", "crop", "enlarge", "fm", "q", "p", "s", "pr", "anim"]
 
     /// True when the query asks for any transform at all (a lone signature does not).
     public static func asksForTransform(_ query: QueryParameters) -> Bool {
@@ -17,7 +34,7 @@ public struct TransformRequest: Sendable, Equatable {
 
     /// `maxDimension` bounds `w` and `h` (after `dpr`); `defaultQuality` is `q` when none is given.
     public init(query: QueryParameters, presets: [String: String] = [:], maxDimension: Int,
-                defaultQuality: Int = OutputFormat.defaultQuality) throws(ParameterError) {
+                defaultQuality: Int = OutputFormat.defaultQuality, defaultProgressive: Bool = false) throws(ParameterError) {
         var values = try Self.collect(query.pairs, allowPreset: true)
         if let name = values.removeValue(forKey: "p") {
             guard let preset = presets[name] else {
@@ -51,17 +68,29 @@ public struct TransformRequest: Sendable, Equatable {
             return value
         }
 
+        func flag(_ name: String) throws(ParameterError) -> Bool? {
+            guard let text = values[name] else { return nil }
+            guard text == "0" || text == "1" else { throw ParameterError(parameter: name, detail: "\(name) must be 0 or 1, got '\(text)'") }
+            return text == "1"
+        }
+
+        let autoWidth = values["w"] == "auto"
+        let autoDPR = values["dpr"] == "auto"
+        if autoWidth { values.removeValue(forKey: "w") }
         var width = try integer("w", in: 1...maxDimension)
         var height = try integer("h", in: 1...maxDimension)
-        if let text = values["dpr"] {
+        var fixedDPR = 1.0
+        if !autoDPR, let text = values["dpr"] {
             guard let dpr = Self.decimal(text), dpr >= 1, dpr <= 4 else {
-                throw ParameterError(parameter: "dpr", detail: "dpr must be a number in 1...4, got '\(text)'")
+                throw ParameterError(parameter: "dpr", detail: "dpr must be a number in 1...4 or auto, got '\(text)'")
             }
-            width = width.map { Int((Double($0) * dpr).rounded()) }
-            height = height.map { Int((Double($0) * dpr).rounded()) }
-            if max(width ?? 0, height ?? 0) > maxDimension {
-                throw ParameterError(parameter: "dpr", detail: "w or h times dpr is over the limit of \(maxDimension) pixels")
-            }
+            fixedDPR = dpr
+        }
+        if autoWidth || autoDPR {
+            hints = HintUse(width: autoWidth, dpr: autoDPR, fixedDPR: fixedDPR, width0: width, height0: height,
+                            maxDimension: maxDimension)
+        } else if values["dpr"] != nil {
+            (width, height) = try Self.scaled(width, height, by: fixedDPR, maxDimension: maxDimension)
         }
         let fit = try choice("fit", TransformOptions.Fit.self) ?? .contain
         let crop = try choice("crop", TransformOptions.Crop.self) ?? .center
@@ -82,8 +111,46 @@ public struct TransformRequest: Sendable, Equatable {
             }
         }
         let quality = try integer("q", in: 1...100) ?? defaultQuality
-        options = TransformOptions(width: width, height: height, fit: fit, crop: crop, enlarge: enlarge, format: format, quality: quality)
+        let progressive = try flag("pr") ?? defaultProgressive
+        let animated = try flag("anim") ?? false
+        options = TransformOptions(width: width, height: height, fit: fit, crop: crop, enlarge: enlarge, format: format,
+                                   quality: quality, progressive: progressive, animated: animated)
         negotiatesFormat = negotiates
+    }
+
+    /// `w` and `h` times a ratio, as the server rounds them, within the dimension limit.
+    static func scaled(_ width: Int?, _ height: Int?, by dpr: Double, maxDimension: Int) throws(ParameterError) -> (Int?, Int?) {
+        let w = width.map { Int((Double($0) * dpr).rounded()) }
+        let h = height.map { Int((Double($0) * dpr).rounded()) }
+        if max(w ?? 0, h ?? 0) > maxDimension {
+            throw ParameterError(parameter: "dpr", detail: "w or h times dpr is over the limit of \(maxDimension) pixels")
+        }
+        return (w, h)
+    }
+
+    /// The sizes of a request that waits for Client Hints, taken from this request's hints;
+    /// itself when it uses none. `w=auto` without `Sec-CH-Width` is a 400 naming `w`.
+    public func resolved(with readHints: @autoclosure () -> ClientHints) throws(ParameterError) -> (TransformRequest, dpr: Double?) {
+        guard let use = self.hints else { return (self, nil) }
+        let hints = readHints()
+        let dpr = use.dpr ? hints.clampedDPR : use.fixedDPR
+        var resolved = self
+        resolved.hints = nil
+        var width: Int?, height: Int?
+        (width, height) = try Self.scaled(use.width0, use.height0, by: dpr, maxDimension: use.maxDimension)
+        if use.width {
+            guard let hinted = hints.width else {
+                throw ParameterError(parameter: "w", detail: "w=auto needs the Sec-CH-Width client hint, which the request did not send")
+            }
+            guard (1...use.maxDimension).contains(hinted) else {
+                throw ParameterError(parameter: "w", detail: "Sec-CH-Width \(hinted) is outside 1...\(use.maxDimension)")
+            }
+            width = hinted
+        }
+        resolved.options.width = width
+        resolved.options.height = height
+        resolved.options.normalize()
+        return (resolved, use.dpr ? dpr : nil)
     }
 
     /// Names to values, refusing unknown and repeated names.

@@ -1,0 +1,55 @@
+import Cache
+import HTTP
+
+/// `GET /v1/info?url=...`: a remote original's facts (see `ImageInfo`), fetched through the
+/// origin cache with the allow-list and signing rules of `/proxy`.
+struct RemoteInfoRoute: Sendable {
+    let signer: URLSigner?
+    let originals: RemoteOriginals?
+    let pool: WorkerPool
+    /// Facts by URL, for the original's version they were read from.
+    let known = SharedLRUCache<String, (version: String, facts: ImageFacts)>(capacity: 4096)
+
+    func handle(_ request: HTTPRequest, responder: HTTPResponder) {
+        do {
+            try signer?.verify(request.target)
+            guard let originals else { throw ProxyRoute.Refusal.remoteOff }
+            let query = try QueryParameters(parsing: request.query)
+            if let other = query.pairs.first(where: { $0.name != "url" && $0.name != "s" }) {
+                throw ParameterError(parameter: other.name, detail: "unknown parameter '\(other.name)'")
+            }
+            let url = try ProxyRoute.url(in: query)
+            let host = try OriginFetcher.host(of: url)
+            guard originals.fetcher.allow.allows(host: host) else { throw ProxyRoute.Refusal.originNotAllowed(host) }
+            let accepted = pool.submit { [known, signer] in
+                responder.respond(Self.answer(request, url: url, originals: originals, known: known, signer: signer))
+            }
+            if !accepted { throw Overloaded() }
+        } catch {
+            responder.respond(Problems.response(for: error))
+        }
+    }
+
+    /// Worker thread: the original (fetched or cached), then its facts.
+    static func answer(_ request: HTTPRequest, url: String, originals: RemoteOriginals,
+                       known: SharedLRUCache<String, (version: String, facts: ImageFacts)>, signer: URLSigner?) -> HTTPResponse {
+        do {
+            let original = try originals.original(url).get()
+            guard let format = original.format else { throw RemoteOriginals.Failure.notAnImage }
+            let facts: ImageFacts
+            if let kept = known.get(url), kept.version == original.version {
+                facts = kept.facts
+            } else {
+                facts = try ImageFacts.read(original.bytes, format: format, bytes: Int64(original.bytes.count))
+                known.put(url, (original.version, facts), cost: 1)
+            }
+            let target = "/proxy?url=" + PercentCoding.encode(url, keepingSlashes: false)
+            let link = signer?.sign(target) ?? target
+            let etag = EntityTag(ThumbnailIdentity.originalETag(sourceVersion: original.version))
+            return ImageInfo.representation(id: url, facts: facts, originalETag: etag.description, url: link,
+                                            lastModified: VariantStore.timestamp(original.lastModified)).response(to: request)
+        } catch {
+            return Problems.response(for: error)
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import HTTP
+
+/// The Client Hints a request sent (`Sec-CH-DPR`, `Sec-CH-Width`), read only when a
+/// transform asks for them (`dpr=auto`, `w=auto`).
+public struct ClientHints: Sendable, Equatable {
+    public var dpr: Double?
+    public var width: Int?
+
+    public init(dpr: Double? = nil, width: Int? = nil) {
+        self.dpr = dpr
+        self.width = width
+    }
+
+    public init(_ headers: HTTPHeaders) {
+        dpr = headers["Sec-CH-DPR"].flatMap { Double($0.trimmingOWS()) }.flatMap { $0.isFinite ? $0 : nil }
+        width = headers["Sec-CH-Width"].flatMap { Int($0.trimmingOWS()) }
+    }
+
+    /// The ratio to use: the hint clamped to 1...4, or 1 without one.
+    public var clampedDPR: Double { min(4, max(1, dpr ?? 1)) }
+
+    /// What servers that use hints announce (`Accept-CH`).
+    public static let accepted = "Sec-CH-DPR, Sec-CH-Width, Sec-CH-Viewport-Width"
+}
