@@ -1,4 +1,5 @@
 import Foundation
+import Imaging
 import Testing
 import Thumbd
 import ThumbdKit
@@ -32,5 +33,26 @@ import ThumbdKit
         let loader = ThumbdLoader(transport: URLSessionTransport(), decode: TestImage.decode)
         let spaced = try #require(images.first { $0.id == "l/my photo.jpg" })
         #expect(try await loader.load(server.builder.url(forTarget: spaced.url)).image.width == 20)
+    }
+
+    /// Each listed image carries its ThumbHash, which the kit decodes into a placeholder of the
+    /// image's colour and shape without a request.
+    @Test func listedImagesCarryAPlaceholderTheKitDecodes() async throws {
+        let red = try ImageSynthesis.solid(width: 400, height: 200, color: [220, 30, 30]).encode(.png)
+        let server = try ThumbdServer(files: ["red.png": red])
+        defer { withExtendedLifetime(server) {} }
+        let listing = ThumbdListing(baseURL: server.baseURL, pageSize: 10, transport: URLSessionTransport())
+        var images: [ListedImage] = []
+        for try await image in listing.images { images.append(image) }
+        let item = try #require(images.first)
+        let placeholder = try #require(item.thumbnailPlaceholder)
+        let colour = try #require(placeholder.averageColor)
+        #expect(colour.red > 0.7 && colour.green < 0.25 && colour.blue < 0.25, "\(colour)")
+        #expect(try #require(placeholder.approximateAspectRatio) > 1.5)
+        let pixels = try #require(placeholder.pixels())
+        #expect(pixels.width == 32 && pixels.height < 32 && pixels.rgba.count == pixels.width * pixels.height * 4)
+        #expect(pixels.rgba[0] > 150 && pixels.rgba[1] < 80)
+        #expect(item.color?.hasPrefix("#") == true && item.color?.count == 7)
+        #expect(ThumbnailPlaceholder(base64: "not base64!") == nil && ThumbnailPlaceholder(base64: "") == nil)
     }
 }

@@ -77,14 +77,14 @@ import ThumbdKit
         }
         try process.run()
         let pid = process.processIdentifier
-        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+        let watchdog = DispatchWorkItem { _ = kill(pid, SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + 300, execute: watchdog)
         var status: Int32 = -1
         for await code in ended { status = code }
         watchdog.cancel()
-        return (status,
-                String(decoding: try Data(contentsOf: outputFile), as: UTF8.self),
-                String(decoding: try Data(contentsOf: errorFile), as: UTF8.self))
+        let outputData = try Data(contentsOf: outputFile)
+        let errorData = try Data(contentsOf: errorFile)
+        return (status, String(decoding: outputData, as: UTF8.self), String(decoding: errorData, as: UTF8.self))
     }
 
     @Test func kitShowsNoWrongImagesAndDownloadsLessThanNaive() async throws {
