@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Part 7: replicas behind nginx (scripts/cluster.sh) on this machine. They share its 2 cores,
+# Replicas behind nginx (scripts/cluster.sh) on this machine. They share its 2 cores,
 # so this shows the balancer's overhead, not scaling:
 #  - distinct thumbnails (misses) through the balancer with 1, 2 and 3 replicas;
 #  - cached thumbnails (memory hits) straight from one replica and through the balancer in

@@ -24,5 +24,7 @@ bench/memory_storm.sh
 echo
 bench/cluster.sh
 echo
+bench/scroll.sh
+echo
 # Disk tier start-up with 100,000 entries (index rebuilt in the background while serving).
 THUMBD_INDEX_ENTRIES=100000 swift test --filter DiskIndexScaleTests 2>&1 | grep -a "disk index"

@@ -72,7 +72,10 @@ final class NaiveStrategy: LoadingStrategy {
         guard !stopped else { return }
         jobs.append(job)
         if worker == nil {
-            worker = Task { [weak self] in await self?.drain() }
+            worker = Task { [weak self] in
+                guard let self else { return }
+                await self.drain()
+            }
         }
     }
 

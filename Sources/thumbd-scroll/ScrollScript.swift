@@ -50,18 +50,14 @@ struct ScrollScript: Sendable {
         ]
         let tapped = layout.itemsNearCenter(at: middle, count: 3)
         for item in tapped {
-            steps += [
-                .openFullScreen(item: item, attempt: 1),
-                .waitFullScreen(until: .partlyLoaded(fraction: 1.0 / 3), timeout: options.fullScreenTimeout / 2),
-                .closeFullScreen,
-            ]
+            steps.append(.openFullScreen(item: item, attempt: 1))
+            steps.append(.waitFullScreen(until: .partlyLoaded(fraction: 1.0 / 3), timeout: options.fullScreenTimeout / 2))
+            steps.append(.closeFullScreen)
         }
         for item in tapped {
-            steps += [
-                .openFullScreen(item: item, attempt: 2),
-                .waitFullScreen(until: .shown, timeout: options.fullScreenTimeout),
-                .closeFullScreen,
-            ]
+            steps.append(.openFullScreen(item: item, attempt: 2))
+            steps.append(.waitFullScreen(until: .shown, timeout: options.fullScreenTimeout))
+            steps.append(.closeFullScreen)
         }
         steps.append(.pause(seconds: options.pauseSeconds, phase: .settle))
         return ScrollScript(steps: steps, fullScreenItems: tapped)
