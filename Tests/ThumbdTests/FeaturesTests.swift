@@ -67,6 +67,8 @@ import TestSupport
         #expect(try client.request("GET", "/v1/images/%zz.jpg").status == 400)
         #expect(try client.request("GET", "/v1/images/../etc/passwd").status == 404)
         #expect(try client.request("POST", "/v1/images/photo.jpg").status == 405)
+        let typo = try client.request("GET", "/v1/images/photo.jpg?w=100")
+        #expect(typo.status == 400 && typo.text.contains("\"parameter\":\"w\""), "\(typo.text)")
     }
 
     @Test func remoteInfoComesThroughTheOriginCacheAndItsRules() throws {

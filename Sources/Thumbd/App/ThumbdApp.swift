@@ -73,7 +73,7 @@ public final class ThumbdApp: HTTPHandler {
         responder.tag = route.rawValue
         if route == .server {
             // The parser lets `*` through for OPTIONS only (RFC 9110 §9.3.7): what the server allows.
-            return responder.respond(HTTPResponse(status: .ok, headers: HTTPHeaders([("Allow", "GET, HEAD")])))
+            return responder.respond(HTTPResponse(status: .ok, headers: HTTPHeaders([("Allow", purge == nil ? "GET, HEAD" : "GET, HEAD, POST")])))
         }
         if route == .purge, purge == nil {
             return responder.respond(NoRoute(path: String(request.path)).response)

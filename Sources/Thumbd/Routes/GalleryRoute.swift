@@ -153,8 +153,8 @@ struct GalleryRoute: Sendable {
             const report = { dpr: devicePixelRatio, images: visible.map(img => ({ src: img.currentSrc, width: img.naturalWidth })) };
             report.placeholders = [...document.querySelectorAll('.cell img')].filter(img => img.style.background.includes('data:image/png')).length;
             // The page sent Accept-CH: an image asking for dpr=auto comes at the device's ratio.
-            // Its pixels are counted from the bytes: Chromium gives an image fetched with a DPR
-            // hint a natural width in CSS pixels (the hinted ratio divided out).
+            // Its pixels are counted from the bytes: the answer's Content-DPR makes Chromium
+            // report naturalWidth in CSS pixels (the ratio divided out), as it should lay out.
             const probeURL = \(jsonString(selftestProbe(snapshot, links)));
             try {
               const probe = await fetch(probeURL);

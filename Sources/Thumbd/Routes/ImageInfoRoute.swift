@@ -3,7 +3,7 @@ import HTTP
 /// `GET /v1/images/{path}`: one library image's facts before any download (see `ImageInfo`).
 /// Path rules as `/img`. Answered from the worker pool: the facts of a file version already
 /// seen come from the index's memo, others are read there (a small preview is decoded for the
-/// placeholder). Not signed, like the listing it extends.
+/// placeholder). Not signed, like the listing it extends; it takes no parameters.
 struct ImageInfoRoute: Sendable {
     static let pathPrefix = "/v1/images/"
 
@@ -14,6 +14,10 @@ struct ImageInfoRoute: Sendable {
 
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {
         do {
+            // No parameters: one URL per image, and a typo is a 400, as on the listing.
+            if let unknown = try QueryParameters(parsing: request.query).pairs.first {
+                throw ParameterError(parameter: unknown.name, detail: "unknown parameter '\(unknown.name)'")
+            }
             let path = try LibraryPath(encoded: request.path.dropFirst(Self.pathPrefix.count))
             let entry = try files.lookup(path)
             let accepted = pool.submit { [index, links] in

@@ -263,7 +263,7 @@ paths:
       Width and height after EXIF orientation, the orientation itself, format, size in bytes,
       alpha, frame count, a ThumbHash placeholder, the average colour, the original's ETag and
       its `/img` URL (signed when signing is on). The path follows the rules of `/img/{path}`;
-      the query is not used (and needs no signature). The answer has a strong ETag of its own
+      it takes no parameters (any is a `400` naming it) and needs no signature. The answer has a strong ETag of its own
       (304 with `If-None-Match`), the file's `Last-Modified` and `Cache-Control: no-cache`.
     parameters:
       - $ref: '#/components/parameters/ImagePath'
