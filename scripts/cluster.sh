@@ -4,6 +4,7 @@
 #                                reconfigure it for N (stopping replicas above N); prints its URL
 #   scripts/cluster.sh stop      stop the balancer and every replica (SIGTERM: they drain)
 #   scripts/cluster.sh status    what runs, and each replica's /health
+#   scripts/cluster.sh purge path=P | url=U   POST /v1/purge to every replica (THUMBD_ADMIN_TOKEN)
 # Settings (environment): CLUSTER_DIR (.build/cluster: pid files, caches, logs, nginx prefix),
 # CLUSTER_PORT (8090, the balancer), REPLICA_PORT (8091: replica i listens on REPLICA_PORT+i-1),
 # LIBRARY (./images, shared by all), THUMBD_BIN (.build/release/thumbd, built when missing),
@@ -109,6 +110,21 @@ stop)
     if alive "$(nginx_pid)"; then nginx -p "$prefix" -c "$prefix/nginx.conf" -s quit > /dev/null 2>&1 || kill "$(nginx_pid)"; fi
     for i in $(running_replicas); do stop_replica "$i"; done
     ;;
+purge)
+    # A purge sent through the balancer lands on the one replica its own URI hashes to, while
+    # the source's variants sit wherever their URIs hash: send it to every replica instead.
+    query="${2:?usage: scripts/cluster.sh purge path=P or url=U, percent-encoded}"
+    token="${THUMBD_ADMIN_TOKEN:?cluster: purge needs THUMBD_ADMIN_TOKEN, the admin.token of the replicas}"
+    total=0
+    for i in $(running_replicas); do
+        answer=$(curl -s -X POST -H "Authorization: Bearer $token" "http://127.0.0.1:$((base + i - 1))/v1/purge?$query")
+        n=$(printf '%s' "$answer" | grep -o '"removed":[0-9]*' | cut -d: -f2 || true)
+        [ -n "$n" ] || { echo "cluster: replica $i answered: $answer" >&2; exit 1; }
+        echo "replica $i: removed $n"
+        total=$((total + n))
+    done
+    echo "removed $total"
+    ;;
 status)
     if alive "$(nginx_pid)"; then echo "balancer http://127.0.0.1:$port pid $(nginx_pid)"; else echo "balancer: not running"; fi
     for i in $(running_replicas); do
@@ -121,7 +137,7 @@ status)
     done
     ;;
 *)
-    echo "usage: scripts/cluster.sh start N | stop | status" >&2
+    echo "usage: scripts/cluster.sh start N | stop | status | purge path=P | url=U" >&2
     exit 2
     ;;
 esac

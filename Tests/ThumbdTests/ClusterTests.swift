@@ -42,6 +42,7 @@ import TestSupport
             environment["LIBRARY"] = library.path
             environment["THUMBD_BIN"] = ClusterTests.root.appendingPathComponent(".build/debug/thumbd").path
             environment["THUMBD_LOGGING_ACCESS"] = "false"
+            environment["THUMBD_ADMIN_TOKEN"] = "cluster-test-token-0123456789"
             let result = try runProgram(ClusterTests.root.appendingPathComponent("scripts/cluster.sh").path, arguments,
                                         environment: environment)
             guard result.status == 0 else { throw ScriptFailed(arguments: arguments, output: result.output + result.errors) }
@@ -212,6 +213,13 @@ import TestSupport
         #expect(try cluster.transforms(ofReplica: 4) == after.cache.filter { $0 == "miss" }.count)
         let moved = Double(after.cache.filter { $0 == "miss" }.count) / Double(after.cache.count)
         #expect(moved >= 0.15 && moved <= 0.35, "moved \(moved)")
+        // A purge sent to every replica removes one source's variants wherever they landed:
+        // the next pass makes exactly those again.
+        let purged = try cluster.script("purge", "path=p0.jpg")
+        #expect(purged.contains("removed "), "\(purged)")
+        let afterPurge = Self.pass(cluster)
+        let remadeTargets = zip(Self.targets, afterPurge.cache).filter { $0.1 == "miss" }.map(\.0)
+        #expect(afterPurge.failures.isEmpty && remadeTargets == Array(Self.targets.prefix(10)), "\(remadeTargets.prefix(12))")
         print("cluster: shares \(shares), remade after a SIGKILL \(remade), \(servedRolling) requests during the rolling restart, \(Int(moved * 100))% moved to a fourth replica")
     }
 }
