@@ -138,8 +138,13 @@ final class RawListener: @unchecked Sendable {
         let metrics = try PrometheusText(RawHTTPClient(port: f.port).request("GET", "/metrics").text)
         #expect(metrics.value("thumbd_transforms_total", ["format": "jpeg", "result": "ok"]) == 1)
         #expect(metrics.value("thumbd_origin_fetches_total", ["result": "ok"]) == 1)
+        // The original as it is: from the tier the transform's fetch left it in, and it says so.
         let original = try proxy(f, "http://127.0.0.1:\(origin.port)/photo.jpg")
         #expect(original.status == 200 && original.body == origin.photo)
+        #expect(original.header("X-Cache") == "memory" && original.header("Server-Timing")?.contains("original;") == true)
+        #expect(origin.count("/photo.jpg") == 1)
+        let fetched = try proxy(f, "http://127.0.0.1:\(origin.port)/undated.jpg")
+        #expect(fetched.header("X-Cache") == "miss" && fetched.header("Server-Timing")?.contains("fetch;dur=") == true, "\(fetched.status)")
         // An origin that sends no Last-Modified gets none passed on (rather than 1970).
         let undated = try proxy(f, "http://127.0.0.1:\(origin.port)/undated.jpg", "&w=60")
         #expect(undated.status == 200 && undated.header("Last-Modified") == nil)

@@ -16,6 +16,9 @@ final class RemoteOriginals: Sendable {
         var version: String
         var format: ImageFormat?
         var lastModified: Int
+        /// The tier it came from without asking the origin (within `origins.ttl`); nil when
+        /// the origin was asked (fetched, revalidated, or failing with a stale copy served).
+        var tier: VariantStore.Tier? = nil
     }
 
     enum Failure: Error, Sendable {
@@ -63,16 +66,18 @@ final class RemoteOriginals: Sendable {
         flights.run(url) { load(url) }
     }
 
-    private func cached(_ url: String) -> CachedVariant? {
-        let key = Self.key(url)
-        return store.variant(key)?.variant
+    private func cached(_ url: String) -> (variant: CachedVariant, tier: VariantStore.Tier)? {
+        store.variant(Self.key(url))
     }
 
     private func load(_ url: String) -> Result<Original, Failure> {
         let now = clock.now()
-        let previous = cached(url)
-        if let previous, let at = checked.get(url), now - at < ttl {
-            return .success(Self.original(previous))
+        let found = cached(url)
+        let previous = found?.variant
+        if let found, let at = checked.get(url), now - at < ttl {
+            var original = Self.original(found.variant)
+            original.tier = found.tier
+            return .success(original)
         }
         fetches.increment()
         let started = clock.now()

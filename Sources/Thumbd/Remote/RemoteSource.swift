@@ -20,8 +20,10 @@ struct RemoteSource: ThumbnailSource {
         case .success(let original):
             let version = SourceVersion(tag: original.version, format: original.format, lastModified: original.lastModified,
                                         byteCount: original.bytes.count)
-            return .success(LoadedSource(version: version, bytes: original.bytes,
-                                         step: ServerTiming.Step("fetch", duration: clock.now() - started)))
+            // `fetch` when the origin was asked; `original;desc=memory|disk` when it was not.
+            let step = original.tier.map { ServerTiming.Step("original", duration: clock.now() - started, description: $0.rawValue) }
+                ?? ServerTiming.Step("fetch", duration: clock.now() - started)
+            return .success(LoadedSource(version: version, bytes: original.bytes, step: step, tier: original.tier))
         case .failure(let failure):
             return .failure(.source(failure))
         }

@@ -885,14 +885,19 @@ components:
         type: string
         pattern: '^Sec-CH-[A-Za-z-]+(, ?Sec-CH-[A-Za-z-]+)*$'
     X-Cache:
-      description: Where a thumbnail or remote original came from (absent on library originals).
+      description: |
+        Where a thumbnail or remote original came from (absent on library originals). For a
+        remote original, `memory` or `disk` when the origin was not asked (within
+        `origins.ttl`), `miss` when it was (fetched or revalidated).
       schema:
         type: string
         enum: [memory, disk, miss]
     Server-Timing:
       description: |
         The steps that ran: `cache;desc=memory` or `cache;desc=disk` for hits (no duration),
-        `read`, `fetch` and `transform` with `dur` in milliseconds for misses.
+        `read`, `fetch` and `transform` with `dur` in milliseconds for misses; for a remote
+        original used without asking its origin (within `origins.ttl`), `original` with `dur`
+        and `desc=memory` or `desc=disk` instead of `fetch`.
       schema:
         type: string
         pattern: '^[A-Za-z0-9_-]+(;(desc|dur)=[^;,]+)*(, ?[A-Za-z0-9_-]+(;(desc|dur)=[^;,]+)*)*$'

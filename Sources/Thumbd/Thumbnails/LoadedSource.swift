@@ -5,4 +5,7 @@ struct LoadedSource: Sendable {
     var version: SourceVersion
     var bytes: [UInt8]
     var step: ServerTiming.Step
+    /// The cache tier the bytes came from, for a remote original used without asking the
+    /// origin; nil for a library file or an original the origin just sent or confirmed.
+    var tier: VariantStore.Tier? = nil
 }

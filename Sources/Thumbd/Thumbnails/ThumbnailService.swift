@@ -69,7 +69,7 @@ final class ThumbnailService: Sendable {
                                             contentType: loaded.version.format?.mediaType ?? "application/octet-stream",
                                             etag: ThumbnailIdentity.originalETag(sourceVersion: loaded.version.tag),
                                             lastModified: loaded.version.lastModified)
-                return .variant(variant, timing: ServerTiming([loaded.step]), tier: nil)
+                return .variant(variant, timing: ServerTiming([loaded.step]), tier: loaded.tier)
             }
         }
     }
