@@ -19,8 +19,6 @@ struct ImageFacts: Sendable, Equatable {
     var placeholder: [UInt8]
     /// `#rrggbb`.
     var color: String
-    /// The placeholder rendered as a tiny PNG, as a `data:` URI for pages.
-    var placeholderImage: String
 
     /// Reads the facts of encoded bytes. Decodes a small preview: a worker thread calls it.
     static func read(_ data: [UInt8], format: ImageFormat, bytes: Int64) throws(ImagingError) -> ImageFacts {
@@ -29,8 +27,7 @@ struct ImageFacts: Sendable, Equatable {
         let hash = ThumbHash.encode(width: preview.width, height: preview.height, rgba: preview.rgba)
         let (width, height) = header.orientedSize
         return ImageFacts(width: width, height: height, orientation: header.orientation, format: format, bytes: bytes,
-                          alpha: header.hasAlpha, frames: header.pages, placeholder: hash, color: preview.averageColor,
-                          placeholderImage: Self.dataURI(rendering: hash))
+                          alpha: header.hasAlpha, frames: header.pages, placeholder: hash, color: preview.averageColor)
     }
 
     /// A PNG of the decoded hash (32 px on its longer side), base64 in a `data:` URI; empty

@@ -14,6 +14,16 @@ final class LibraryIndex: Sendable {
         var path: String
         var version: FileVersion
         var facts: ImageFacts
+        /// The placeholder rendered as a tiny PNG `data:` URI, for the gallery: made once per
+        /// file version with the facts (only library items need it).
+        var placeholderImage: String
+
+        init(path: String, version: FileVersion, facts: ImageFacts) {
+            self.path = path
+            self.version = version
+            self.facts = facts
+            placeholderImage = ImageFacts.dataURI(rendering: facts.placeholder)
+        }
 
         var width: Int { facts.width }
         var height: Int { facts.height }

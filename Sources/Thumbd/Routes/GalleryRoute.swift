@@ -48,7 +48,7 @@ struct GalleryRoute: Sendable {
             <figure class="cell"><a href="\(html(large))" data-index="\(i)" data-large="\(html(large))" data-large2x="\(html(large2x))" \
             data-name="\(html(name))" data-size="\(html(size))" aria-label="Open \(html(name))">\
             <img src="\(html(thumb))" srcset="\(html(thumb)) 1x, \(html(thumb2x)) 2x" width="\(cell)" height="\(cell)" \
-            style="\(html(placeholderStyle(item.facts)))" \
+            style="\(html(placeholderStyle(item)))" \
             loading="lazy" decoding="async" alt="\(html(name)), \(item.width) by \(item.height) pixels"></a>\
             <figcaption><span class="name">\(html(name))</span><span class="meta">\(html(size))</span></figcaption></figure>
 
@@ -185,9 +185,9 @@ struct GalleryRoute: Sendable {
     /// Until its thumbnail arrives, a cell shows the image's placeholder (its ThumbHash rendered
     /// as a tiny PNG, stretched and blurred by the browser's scaling) over its average colour, so
     /// a fast scroll shows colours and shapes rather than empty boxes.
-    static func placeholderStyle(_ facts: ImageFacts) -> String {
-        let image = facts.placeholderImage.isEmpty ? "" : "url(\(facts.placeholderImage)) center / cover no-repeat, "
-        return "background: \(image)\(facts.color)"
+    static func placeholderStyle(_ item: LibraryIndex.Item) -> String {
+        let image = item.placeholderImage.isEmpty ? "" : "url(\(item.placeholderImage)) center / cover no-repeat, "
+        return "background: \(image)\(item.facts.color)"
     }
 
     /// The first image at 100 px wide with `dpr=auto`, for the self-test ("" without images).

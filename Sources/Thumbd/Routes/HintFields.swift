@@ -14,11 +14,21 @@ struct HintFields: Sendable, Equatable {
         self.dpr = dpr
     }
 
-    func apply(to headers: inout HTTPHeaders, negotiatesFormat: Bool) {
+    fileprivate func apply(to headers: inout HTTPHeaders, negotiatesFormat: Bool) {
         var vary: [String] = negotiatesFormat ? ["Accept"] : []
         if usedDPR { vary.append("Sec-CH-DPR") }
         if usedWidth { vary.append("Sec-CH-Width") }
         headers.set("Vary", vary.joined(separator: ", "))
         if let dpr { headers.set("Content-DPR", DecimalText.format(dpr)) }
+    }
+}
+
+extension Representation {
+    /// The representation with the fields of the hints it used (itself when it used none).
+    func with(_ hints: HintFields?, negotiatesFormat: Bool) -> Representation {
+        guard let hints else { return self }
+        var copy = self
+        hints.apply(to: &copy.headers, negotiatesFormat: negotiatesFormat)
+        return copy
     }
 }

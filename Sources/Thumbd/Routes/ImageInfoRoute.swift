@@ -15,9 +15,7 @@ struct ImageInfoRoute: Sendable {
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {
         do {
             // No parameters: one URL per image, and a typo is a 400, as on the listing.
-            if let unknown = try QueryParameters(parsing: request.query).pairs.first {
-                throw ParameterError(parameter: unknown.name, detail: "unknown parameter '\(unknown.name)'")
-            }
+            try QueryParameters(parsing: request.query).refuse(allBut: [])
             let path = try LibraryPath(encoded: request.path.dropFirst(Self.pathPrefix.count))
             let entry = try files.lookup(path)
             let accepted = pool.submit { [index, links] in

@@ -20,11 +20,7 @@ struct ImageRoute: Sendable {
                 return responder.respond(entry.original.response(to: request))
             }
             let source = LibrarySource(path: parsed.path, entry: entry, clock: clock)
-            // Sizes from Client Hints differ per request: no memoized identity for those.
-            let (resolved, dpr) = try transform.resolved(with: ClientHints(request.headers))
-            let thumbnail = ThumbnailRequest(transform: resolved, negotiated: FormatNegotiation.negotiated(for: resolved, request),
-                                             memo: transform.hints == nil ? parsed.identities : nil)
-            thumbnails.answer(request, with: thumbnail, of: source, responder: responder, hints: HintFields(transform.hints, dpr: dpr))
+            try thumbnails.answer(request, transform: transform, of: source, responder: responder, memo: parsed.identities)
         } catch {
             responder.respond(Problems.response(for: error))
         }

@@ -19,9 +19,9 @@ struct ListingRoute: Sendable {
         var seen: Set<String> = []
         for (name, value) in query.pairs {
             guard name == "page" || name == "limit" else {
-                return .failure(.init(parameter: name, detail: "unknown parameter '\(name)'"))
+                return .failure(.unknown(name))
             }
-            guard seen.insert(name).inserted else { return .failure(.init(parameter: name, detail: "parameter '\(name)' is repeated")) }
+            guard seen.insert(name).inserted else { return .failure(.repeated(name)) }
             let range = name == "page" ? 1...1_000_000 : 1...100
             guard value.utf8.count <= 7, value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let n = Int(value), range.contains(n) else {
                 return .failure(.init(parameter: name, detail: "\(name) must be an integer in \(range.lowerBound)...\(range.upperBound), got '\(value)'"))

@@ -28,28 +28,27 @@ struct ProxyRoute: Sendable {
             try signer?.verify(request.target)
             guard let originals else { throw Refusal.remoteOff }
             var query = try QueryParameters(parsing: request.query)
-            let url = try Self.url(in: query)
-            let host = try OriginFetcher.host(of: url)
-            guard originals.fetcher.allow.allows(host: host) else { throw Refusal.originNotAllowed(host) }
+            let url = try Self.allowedURL(in: query, originals: originals)
             query.pairs.removeAll { $0.name == "url" }
             let source = RemoteSource(url: url, originals: originals, clock: clock)
             guard let transform = try parser.transform(query) else {
                 return thumbnails.original(of: source, for: responder.thumbnailWaiter(for: request, vary: false, store: thumbnails.store))
             }
-            let (resolved, dpr) = try transform.resolved(with: ClientHints(request.headers))
-            let thumbnail = ThumbnailRequest(transform: resolved, negotiated: FormatNegotiation.negotiated(for: resolved, request))
-            thumbnails.answer(request, with: thumbnail, of: source, responder: responder, hints: HintFields(transform.hints, dpr: dpr))
+            try thumbnails.answer(request, transform: transform, of: source, responder: responder)
         } catch {
             responder.respond(Problems.response(for: error))
         }
     }
 
-    /// The one non-empty `url` parameter.
-    static func url(in query: QueryParameters) throws(ParameterError) -> String {
+    /// The one non-empty `url` parameter, when its host is one `originals` may fetch from:
+    /// the rules `/v1/info` shares.
+    static func allowedURL(in query: QueryParameters, originals: RemoteOriginals) throws -> String {
         let urls = query.pairs.filter { $0.name == "url" }
         guard urls.count == 1, let url = urls.first?.value, !url.isEmpty else {
-            throw ParameterError(parameter: "url", detail: urls.count > 1 ? "parameter 'url' is repeated" : "url is required")
+            throw urls.count > 1 ? ParameterError.repeated("url") : ParameterError(parameter: "url", detail: "url is required")
         }
+        let host = try OriginFetcher.host(of: url)
+        guard originals.fetcher.allow.allows(host: host) else { throw Refusal.originNotAllowed(host) }
         return url
     }
 }

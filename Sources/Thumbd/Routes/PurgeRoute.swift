@@ -53,9 +53,7 @@ struct PurgeRoute: Sendable {
 
     /// Exactly one of `path` and `url`.
     static func target(_ query: QueryParameters) throws -> Target {
-        if let other = query.pairs.first(where: { $0.name != "path" && $0.name != "url" }) {
-            throw ParameterError(parameter: other.name, detail: "unknown parameter '\(other.name)'")
-        }
+        try query.refuse(allBut: ["path", "url"])
         let paths = query.pairs.filter { $0.name == "path" }, urls = query.pairs.filter { $0.name == "url" }
         switch (paths.count, urls.count) {
         case (1, 0):
@@ -66,7 +64,7 @@ struct PurgeRoute: Sendable {
         case (0, 0):
             throw ParameterError(parameter: "path", detail: "give path (a library image) or url (a remote original)")
         default:
-            throw ParameterError(parameter: paths.count > 1 ? "path" : urls.count > 1 ? "url" : "url",
+            throw ParameterError(parameter: paths.count > 1 ? "path" : "url",
                                  detail: "give exactly one of path and url, once")
         }
     }

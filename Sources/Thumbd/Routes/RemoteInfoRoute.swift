@@ -15,12 +15,8 @@ struct RemoteInfoRoute: Sendable {
             try signer?.verify(request.target)
             guard let originals else { throw ProxyRoute.Refusal.remoteOff }
             let query = try QueryParameters(parsing: request.query)
-            if let other = query.pairs.first(where: { $0.name != "url" && $0.name != "s" }) {
-                throw ParameterError(parameter: other.name, detail: "unknown parameter '\(other.name)'")
-            }
-            let url = try ProxyRoute.url(in: query)
-            let host = try OriginFetcher.host(of: url)
-            guard originals.fetcher.allow.allows(host: host) else { throw ProxyRoute.Refusal.originNotAllowed(host) }
+            try query.refuse(allBut: ["url", "s"])
+            let url = try ProxyRoute.allowedURL(in: query, originals: originals)
             let accepted = pool.submit { [known, signer] in
                 responder.respond(Self.answer(request, url: url, originals: originals, known: known, signer: signer))
             }

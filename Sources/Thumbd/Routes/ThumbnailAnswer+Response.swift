@@ -6,9 +6,8 @@ extension ThumbnailAnswer {
     func response(to request: HTTPRequest, vary: Bool, hints: HintFields?, store: VariantStore) -> HTTPResponse {
         switch self {
         case .variant(let variant, let timing, let tier):
-            var representation = store.representation(of: variant, timing: timing, tier: tier, vary: vary)
-            hints?.apply(to: &representation.headers, negotiatesFormat: vary)
-            return representation.response(to: request)
+            return store.representation(of: variant, timing: timing, tier: tier, vary: vary)
+                .with(hints, negotiatesFormat: vary).response(to: request)
         case .failed(let failure):
             return failure.response
         }
@@ -24,17 +23,22 @@ extension HTTPResponder {
 }
 
 extension ThumbnailService {
-    /// Answers `request` with a thumbnail: at once from a tier on a hit, later (from the
-    /// worker pool) otherwise. Hits of requests that used Client Hints take the general path:
-    /// their fields differ from the prepared head's.
-    func answer(_ request: HTTPRequest, with thumbnail: ThumbnailRequest, of source: some ThumbnailSource,
-                responder: HTTPResponder, hints: HintFields? = nil) {
+    /// Answers `request` with a thumbnail of `transform`: sizes from the request's Client
+    /// Hints when it asks for them (a 400 when `w=auto` has none), the format negotiated from
+    /// `Accept` when it says `fm=auto`; at once from a tier on a hit, later (from the worker
+    /// pool) otherwise. Hits of requests that used Client Hints take the general path: their
+    /// fields differ from the prepared head's.
+    func answer(_ request: HTTPRequest, transform: TransformRequest, of source: some ThumbnailSource,
+                responder: HTTPResponder, memo: IdentityMemo? = nil) throws(ParameterError) {
+        let (resolved, dpr) = try transform.resolved(with: ClientHints(request.headers))
+        let hints = HintFields(transform.hints, dpr: dpr)
+        // Sizes from Client Hints differ per request: no memoized identity for those.
+        let thumbnail = ThumbnailRequest(transform: resolved, negotiated: FormatNegotiation.negotiated(for: resolved, request),
+                                         memo: hints == nil ? memo : nil)
         let vary = thumbnail.transform.negotiatesFormat
         if let hit = cached(thumbnail, of: source) {
-            guard let hints else { return responder.respond(hit.response(to: request)) }
-            var representation = hit.prepared.representation
-            hints.apply(to: &representation.headers, negotiatesFormat: vary)
-            return responder.respond(representation.response(to: request))
+            guard hints != nil else { return responder.respond(hit.response(to: request)) }
+            return responder.respond(hit.prepared.representation.with(hints, negotiatesFormat: vary).response(to: request))
         }
         make(thumbnail, of: source, for: responder.thumbnailWaiter(for: request, vary: vary, hints: hints, store: store))
     }

@@ -158,9 +158,9 @@ public struct TransformRequest: Sendable, Equatable {
         var values: [String: String] = [:]
         for (name, value) in pairs {
             guard parameterNames.contains(name), allowPreset || (name != "p" && name != "s") else {
-                throw ParameterError(parameter: name, detail: "unknown parameter '\(name)'")
+                throw .unknown(name)
             }
-            guard values[name] == nil else { throw ParameterError(parameter: name, detail: "parameter '\(name)' is repeated") }
+            guard values[name] == nil else { throw .repeated(name) }
             values[name] = value
         }
         return values
