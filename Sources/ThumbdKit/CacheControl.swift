@@ -8,7 +8,6 @@ struct CacheControl: Equatable, Sendable {
     var noCache = false
     /// Seconds the response stays fresh.
     var maxAge: Int?
-    var mustRevalidate = false
 
     init(_ field: String?) {
         guard let field else { return }
@@ -24,7 +23,7 @@ struct CacheControl: Equatable, Sendable {
             case "no-store": noStore = true
             // `no-cache="field"` only restricts that field; treating it as plain no-cache is the safe reading.
             case "no-cache": noCache = true
-            case "must-revalidate": mustRevalidate = true
+            // must-revalidate needs nothing: a stale entry is never used unrevalidated here.
             case "max-age":
                 // A malformed max-age makes the response stale (§4.2.1), never fresh forever.
                 let seconds = value.flatMap { Int($0) }

@@ -9,7 +9,6 @@ import Foundation
 struct CachedResponseInfo: Codable, Sendable, Equatable {
     var etag: String?
     var lastModified: String?
-    var contentType: String?
     var contentLength: Int
     /// When the response (or the 304 that last refreshed it) arrived, on the loader's clock.
     var receivedAt: Date
@@ -22,7 +21,6 @@ struct CachedResponseInfo: Codable, Sendable, Equatable {
     init(response: TransportResponse, bodyLength: Int, receivedAt: Date) {
         etag = response.header("ETag")
         lastModified = response.header("Last-Modified")
-        contentType = response.header("Content-Type")
         contentLength = bodyLength
         self.receivedAt = receivedAt
         initialAge = Self.age(of: response)

@@ -39,7 +39,6 @@ final class NetworkTransfer: @unchecked Sendable {
     /// Set once the outcome is decided (or the transfer stopped): later events are ignored.
     private var ended = false
     private var partialTaken = false
-    private var priority: Float = 0.5
 
     /// `partial`: the bytes to resume from (a `Range` request is then expected to be sent);
     /// `onBytes` is told of each chunk's size as it arrives.
@@ -53,7 +52,6 @@ final class NetworkTransfer: @unchecked Sendable {
             let stoppedEarly = lock.criticalSection { () -> Bool in
                 if ended { return true }
                 self.continuation = continuation
-                self.priority = priority
                 return false
             }
             if stoppedEarly {
@@ -95,10 +93,7 @@ final class NetworkTransfer: @unchecked Sendable {
     }
 
     func setPriority(_ priority: Float) {
-        let task = lock.criticalSection { () -> (any TransportTask)? in
-            self.priority = priority
-            return ended ? nil : self.task
-        }
+        let task = lock.criticalSection { () -> (any TransportTask)? in ended ? nil : self.task }
         task?.setPriority(priority)
     }
 

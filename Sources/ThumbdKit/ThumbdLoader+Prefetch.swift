@@ -6,10 +6,9 @@ import Foundation
 extension ThumbdLoader {
     /// Queues `urls` (those not already fresh in memory, queued or running).
     public func prefetch(_ urls: [URL]) {
-        let now = configuration.now()
         prefetches.withLock { queue in
             for url in urls where queue.running[url] == nil && !queue.waiting.contains(url) {
-                if let entry = memory.entry(for: cacheKey(for: url)), entry.info.isFresh(at: now) { continue }
+                if freshMemoryHit(memory.entry(for: cacheKey(for: url)), url: url) != nil { continue }
                 queue.waiting.append(url)
             }
         }

@@ -60,13 +60,16 @@ public final class ThumbdLoader<Image: Sendable>: @unchecked Sendable {
     /// once; the transfer stops when no other load waits for it, and its bytes are kept for
     /// a resume.
     public func load(_ url: URL, priority: LoadPriority = .normal) async throws -> ImageResponse<Image> {
-        stats.withLock { $0.loads += 1 }
         let key = cacheKey(for: url)
         let entry = memory.entry(for: key)
-        if let entry, entry.info.isFresh(at: configuration.now()) {
-            stats.withLock { $0.memoryHits += 1 }
-            return ImageResponse(image: entry.image, url: url, outcome: .memory, bytesReceived: 0)
+        if let hit = freshMemoryHit(entry, url: url) {
+            stats.withLock {
+                $0.loads += 1
+                $0.memoryHits += 1
+            }
+            return hit
         }
+        stats.withLock { $0.loads += 1 }
         try Task.checkCancellation()
         let id = flightLock.criticalSection { () -> UInt64 in
             lastWaiterID += 1
@@ -85,11 +88,17 @@ public final class ThumbdLoader<Image: Sendable>: @unchecked Sendable {
     /// A fresh memory hit for `url`, synchronously (counted as a load): what a cell shows at
     /// once when it is bound, before anything is awaited.
     public func cachedResponse(for url: URL) -> ImageResponse<Image>? {
-        guard let entry = memory.entry(for: cacheKey(for: url)), entry.info.isFresh(at: configuration.now()) else { return nil }
+        guard let hit = freshMemoryHit(memory.entry(for: cacheKey(for: url)), url: url) else { return nil }
         stats.withLock {
             $0.loads += 1
             $0.memoryHits += 1
         }
+        return hit
+    }
+
+    /// A memory-tier entry as a hit when it is fresh; nil when absent or stale.
+    func freshMemoryHit(_ entry: MemoryImageCache<Image>.Entry?, url: URL) -> ImageResponse<Image>? {
+        guard let entry, entry.info.isFresh(at: configuration.now()) else { return nil }
         return ImageResponse(image: entry.image, url: url, outcome: .memory, bytesReceived: 0)
     }
 
@@ -169,9 +178,7 @@ public final class ThumbdLoader<Image: Sendable>: @unchecked Sendable {
             }
             // A flight that has just finished filled the memory tier before leaving the table, so
             // checking here, under the lock, leaves no window for a second transfer.
-            if let entry = memory.entry(for: key), entry.info.isFresh(at: configuration.now()) {
-                return .hit(ImageResponse(image: entry.image, url: url, outcome: .memory, bytesReceived: 0))
-            }
+            if let hit = freshMemoryHit(memory.entry(for: key), url: url) { return .hit(hit) }
             let flight = LoadFlight<Image>(key: key, url: url, staleMemory: stale)
             flight.waiters[id] = waiter
             joinedWaiters[id] = flight
