@@ -5,7 +5,6 @@ import ThumbdKit
 /// that scrolls in.
 @MainActor
 final class GridCell {
-    let id: Int
     /// The item it represents (the last one, while in the pool).
     var item: Int?
     /// The item whose image it shows; nil: the placeholder. Another item than `item` while
@@ -18,8 +17,4 @@ final class GridCell {
     var filled = false
     /// ThumbdKit strategies: what binds the cell's item to its image.
     var slot: ImageSlot<SimulatedImage>?
-
-    init(id: Int) {
-        self.id = id
-    }
 }

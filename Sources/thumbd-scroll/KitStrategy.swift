@@ -8,7 +8,6 @@ import ThumbdKit
 /// cell's pixel size, and a screen-sized one for the full-screen view.
 @MainActor
 final class KitStrategy: LoadingStrategy {
-    let kind: StrategyKind
     let loader: ThumbdLoader<SimulatedImage>
     private let recorder: ScrollRecorder
     private let cellURLs: [URL]
@@ -19,7 +18,6 @@ final class KitStrategy: LoadingStrategy {
 
     init(kind: StrategyKind, images: [ListedImage], builder: ThumbdURLBuilder, layout: GridLayout, options: ScrollOptions,
          transport: any ThumbdTransport, diskDirectory: URL, recorder: ScrollRecorder) {
-        self.kind = kind
         self.recorder = recorder
         let cells: [URL]
         let screens: [URL]

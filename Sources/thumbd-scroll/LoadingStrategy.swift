@@ -4,7 +4,6 @@ import ThumbdKit
 /// How a strategy fills the grid: the collection view's callbacks, as a simulated app gets them.
 @MainActor
 protocol LoadingStrategy: AnyObject {
-    var kind: StrategyKind { get }
     /// The URL a cell for `item` shows.
     func cellURL(for item: Int) -> URL
     /// The URL the full-screen view of `item` shows.

@@ -21,7 +21,6 @@ final class NaiveStrategy: LoadingStrategy {
         let target: Target
     }
 
-    let kind = StrategyKind.naive
     private let transport: any ThumbdTransport
     private let recorder: ScrollRecorder
     private let originals: [URL]

@@ -35,7 +35,6 @@ enum FullScreenGoal: Sendable {
 /// waited for; a last pause.
 struct ScrollScript: Sendable {
     let steps: [ScriptStep]
-    let fullScreenItems: [Int]
 
     static func standard(layout: GridLayout, options: ScrollOptions) -> ScrollScript {
         let bottom = layout.maxOffset
@@ -60,7 +59,7 @@ struct ScrollScript: Sendable {
             steps.append(.closeFullScreen)
         }
         steps.append(.pause(seconds: options.pauseSeconds, phase: .settle))
-        return ScrollScript(steps: steps, fullScreenItems: tapped)
+        return ScrollScript(steps: steps)
     }
 
     /// One line for the table's header.

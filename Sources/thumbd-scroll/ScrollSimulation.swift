@@ -170,7 +170,7 @@ final class ScrollSimulation {
     /// The oldest cell of the pool, or a new one.
     private func dequeueCell() -> GridCell {
         if !reusePool.isEmpty { return reusePool.removeFirst() }
-        let cell = GridCell(id: allCells.count)
+        let cell = GridCell()
         allCells.append(cell)
         strategy.prepare(cell)
         return cell

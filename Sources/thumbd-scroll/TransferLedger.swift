@@ -12,15 +12,12 @@ import Foundation
 /// Fed from the link's threads and from the simulation (on the main actor), so behind a lock.
 final class TransferLedger: @unchecked Sendable {
     struct Summary: Sendable {
-        var bytesOnScreen = 0
         var bytesScrolledAway = 0
         var bytesAhead = 0
         var bytesAheadNeverShown = 0
         /// The `N` of every completed `Range: bytes=N-` answered with a 206.
         var bytesSavedByResume = 0
         var resumes = 0
-        var completed = 0
-        var stopped = 0
     }
 
     private let lock = NSLock()
@@ -40,14 +37,13 @@ final class TransferLedger: @unchecked Sendable {
 
     func record(_ report: LinkTransferReport) {
         lock.guarded {
-            if report.completed { totals.completed += 1 } else { totals.stopped += 1 }
             if report.completed, report.statusCode == 206, let start = report.rangeStart {
                 totals.bytesSavedByResume += start
                 totals.resumes += 1
             }
-            if visible.contains(report.url) {
-                totals.bytesOnScreen += report.bytes
-            } else if everVisible.contains(report.url) {
+            // Bytes for what is on screen are what the user waits for: not counted apart.
+            if visible.contains(report.url) { return }
+            if everVisible.contains(report.url) {
                 totals.bytesScrolledAway += report.bytes
             } else {
                 totals.bytesAhead += report.bytes
