@@ -10,12 +10,11 @@ source bench/lib.sh
 
 THUMBD_PORT="${THUMBD_PORT:-18084}"
 NGINX_PORT="${NGINX_PORT:-18085}"
-LIB="$BENCH_DIR/photos"
+LIB=$(bench_photos)
 CACHE="$BENCH_DIR/cache-cached"
 THUMBS="$BENCH_DIR/nginx-thumbs"
 rm -rf "$CACHE" "$THUMBS"
-mkdir -p "$LIB" "$THUMBS/t"
-for p in $(find /usr/share/backgrounds/mate -iname '*.jpg' | sort); do cp -n "$p" "$LIB/"; done
+mkdir -p "$THUMBS/t"
 mapfile -t names < <(cd "$LIB" && ls *.jpg | sort)
 
 run_thumbd() {  # run_thumbd [ENV...]

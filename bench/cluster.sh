@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
-LIB="$BENCH_DIR/photos"
+LIB=$(bench_photos)
 export CLUSTER_DIR="$BENCH_DIR/cluster" CLUSTER_PORT=18190 REPLICA_PORT=18191 LIBRARY="$LIB" THUMBD_LOGGING_ACCESS=false
 trap 'scripts/cluster.sh stop >/dev/null 2>&1 || true' EXIT
 mapfile -t names < <(cd "$LIB" && ls *.jpg | sort)
@@ -50,7 +50,7 @@ nginx_pids=$(pgrep -f "nginx: worker process" | tr '\n' ' ')
 measure() {  # measure URL -> "req/s thumbd_us nginx_us"
     local t0 n0 t1 n1 out reqs
     t0=$(cpu_jiffies "$thumbd_pid"); n0=$(cpu_jiffies $nginx_pids)
-    out=$(PATHS_FILE="$BENCH_DIR/cluster-paths" wrk -t2 -c64 -d"${WRK_SECONDS}s" -s bench/cycle.lua "$1")
+    out=$(PATHS_FILE="$BENCH_DIR/cluster-paths" wrk -t2 -c"$WRK_CONNECTIONS" -d"${WRK_SECONDS}s" -s bench/cycle.lua "$1")
     t1=$(cpu_jiffies "$thumbd_pid"); n1=$(cpu_jiffies $nginx_pids)
     reqs=$(awk '/requests in/ { print $1 }' <<< "$out")
     echo "$(awk '/Requests\/sec:/ { print $2 }' <<< "$out") $(echo "($t1 - $t0) * 10000 / $reqs" | bc -l) $(echo "($n1 - $n0) * 10000 / $reqs" | bc -l)"
@@ -60,7 +60,7 @@ for _ in $(seq 1 "$ROUNDS"); do
     read -r r t _ < <(measure "http://127.0.0.1:$REPLICA_PORT/"); d_rps+=("$r"); d_t+=("$t")
     read -r r t n < <(measure "http://127.0.0.1:$CLUSTER_PORT/"); b_rps+=("$r"); b_t+=("$t"); b_n+=("$n")
 done
-echo "cluster: memory hits, ${#names[@]} photos x 10 sizes cycled by wrk -t2 -c64, $ROUNDS alternating rounds, medians"
+echo "cluster: memory hits, ${#names[@]} photos x 10 sizes cycled by wrk -t2 -c$WRK_CONNECTIONS, $ROUNDS alternating rounds, medians"
 printf '%-22s %10s %16s %16s\n' path "req/s" "thumbd us/req" "nginx us/req"
 printf '%-22s %10.0f %16.1f %16s\n' "direct" "$(median "${d_rps[@]}")" "$(median "${d_t[@]}")" "-"
 printf '%-22s %10.0f %16.1f %16.1f\n' "through the balancer" "$(median "${b_rps[@]}")" "$(median "${b_t[@]}")" "$(median "${b_n[@]}")"

@@ -27,6 +27,16 @@ median() {
     printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
 }
 
+# bench_photos: the mate-backgrounds wallpapers copied into $BENCH_DIR/photos, the library
+# of the thumbnail benchmarks (`LIB=$(bench_photos)`); fails when there are none.
+bench_photos() {
+    local dir="$BENCH_DIR/photos" found=0 p
+    mkdir -p "$dir"
+    while IFS= read -r p; do cp -n "$p" "$dir/"; found=1; done < <(find /usr/share/backgrounds/mate -iname '*.jpg' | sort)
+    if [ "$found" = 0 ]; then echo "no photos: install mate-backgrounds" >&2; return 1; fi
+    echo "$dir"
+}
+
 # wait_for_port PORT: until something answers on 127.0.0.1:PORT
 wait_for_port() {
     for _ in $(seq 1 100); do

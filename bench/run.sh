@@ -2,15 +2,7 @@
 # `make bench`: every benchmark part in turn. Talks only to 127.0.0.1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/ensure-deps.sh nginx wrk bc vips=libvips-tools
-if [ ! -d /usr/share/backgrounds/mate ]; then
-    if [ "$(id -u)" -eq 0 ]; then
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mate-backgrounds >/dev/null
-    else
-        echo "the thumbnail benchmark needs photos: sudo apt-get install -y mate-backgrounds" >&2
-        exit 1
-    fi
-fi
+scripts/ensure-deps.sh nginx wrk bc vips=libvips-tools /usr/share/backgrounds/mate=mate-backgrounds
 mkdir -p .build/bench
 bench/http_originals.sh
 echo

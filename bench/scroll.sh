@@ -19,16 +19,7 @@ WORK="$BENCH_DIR/scroll-work"
 LIBRARY_VERSION=1  # bump when make_photo changes, so the library is made again
 mkdir -p "$BENCH_DIR"
 
-scripts/ensure-deps.sh vips=libvips-tools
-if [ ! -d /usr/share/backgrounds/mate ]; then
-    if [ "$(id -u)" -eq 0 ]; then
-        export DEBIAN_FRONTEND=noninteractive
-        apt-get install -y -qq mate-backgrounds >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq mate-backgrounds >/dev/null; }
-    else
-        echo "the scroll benchmark needs photos: sudo apt-get install -y mate-backgrounds" >&2
-        exit 1
-    fi
-fi
+scripts/ensure-deps.sh vips=libvips-tools /usr/share/backgrounds/mate=mate-backgrounds
 
 # make_photo SOURCE J OUT: the J-th copy of SOURCE, distinct from every other: a crop of
 # about 80-100% of each side at a place of its own, shrunk to at most 4032 px (a phone

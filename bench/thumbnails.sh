@@ -10,11 +10,7 @@ source bench/lib.sh
 
 PASSES="${PASSES:-3}"
 THUMBD_PORT="${THUMBD_PORT:-18082}"
-LIB="$BENCH_DIR/photos"
-mkdir -p "$LIB"
-mapfile -t photos < <(find /usr/share/backgrounds/mate -iname '*.jpg' | sort)
-if [ ${#photos[@]} -eq 0 ]; then echo "no photos: install mate-backgrounds" >&2; exit 1; fi
-for p in "${photos[@]}"; do cp -n "$p" "$LIB/"; done
+LIB=$(bench_photos)
 mapfile -t names < <(cd "$LIB" && ls *.jpg *.JPG 2>/dev/null | sort)
 
 cc -O2 -o "$BENCH_DIR/vips_limit" bench/vips_limit.c $(pkg-config --cflags --libs vips) -lpthread

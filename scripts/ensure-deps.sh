@@ -23,9 +23,13 @@ if $tests; then
     command -v python3 >/dev/null 2>&1 || packages+=(python3)
     python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || packages+=(python3-venv)
 fi
-# Extra commands, each named alone (its package has the same name) or as COMMAND=PACKAGE.
+# Extra commands, each named alone (its package has the same name) or as COMMAND=PACKAGE;
+# or files, as /PATH=PACKAGE (the package installs that path).
 for extra in "$@"; do
-    command -v "${extra%%=*}" >/dev/null 2>&1 || packages+=("${extra#*=}")
+    case "$extra" in
+    /*) [ -e "${extra%%=*}" ] || packages+=("${extra#*=}") ;;
+    *) command -v "${extra%%=*}" >/dev/null 2>&1 || packages+=("${extra#*=}") ;;
+    esac
 done
 
 if ! command -v swift >/dev/null 2>&1; then

@@ -9,7 +9,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 [ $# -gt 0 ] && shift
-all=(request-parser range-conditionals transform-parameters config-file disk-entry webp-container)
+# Every target has a seed folder under Tests/Fuzz/corpus, named after it.
+all=()
+for dir in Tests/Fuzz/corpus/*/; do all+=("$(basename "$dir")"); done
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 scratch=.build-fuzz

@@ -75,29 +75,31 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
 # Only the settings below count, whatever THUMBD_* variables the caller has.
 while IFS= read -r name; do unset "$name"; done < <(compgen -e | grep '^THUMBD_' || true)
+# Port 0: the kernel picks a free port and the start-up line names it (no port picked first
+# that another process could take meanwhile).
 THUMBD_LIBRARY_DEMO=true THUMBD_ADMIN_TOKEN="$TOKEN" THUMBD_LOGGING_ACCESS=false \
     THUMBD_ORIGINS_ALLOW=127.0.0.1 THUMBD_ORIGINS_ALLOW_PRIVATE=true \
     THUMBD_LIMITS_MAX_DIMENSION="$MAX_DIMENSION" THUMBD_SERVER_DRAIN_SECONDS=2s \
-    "${local_env[@]}" "$BIN" serve --host 127.0.0.1 --port "$PORT" --library "$work/library" \
+    "${local_env[@]}" "$BIN" serve --host 127.0.0.1 --port 0 --library "$work/library" \
     --cache-dir "$work/cache" 2>"$work/thumbd.log" &
 server=$!
-base="http://127.0.0.1:$PORT"
-started=false
+PORT=""
 for _ in $(seq 1 300); do
     if ! kill -0 "$server" 2>/dev/null; then
         cat "$work/thumbd.log" >&2
         fail "thumbd exited while starting"
     fi
-    if "${local_env[@]}" curl -fsS -o /dev/null --max-time 2 "$base/health" 2>/dev/null; then
-        started=true
+    PORT=$(grep -o 'listening on 127.0.0.1:[0-9]*' "$work/thumbd.log" | grep -o '[0-9]*$' || true)
+    if [ -n "$PORT" ] && "${local_env[@]}" curl -fsS -o /dev/null --max-time 2 "http://127.0.0.1:$PORT/health" 2>/dev/null; then
         break
     fi
+    PORT=""
     sleep 0.1
 done
-$started || { cat "$work/thumbd.log" >&2; fail "thumbd did not answer /health on $base within 30 s"; }
+[ -n "$PORT" ] || { cat "$work/thumbd.log" >&2; fail "thumbd did not answer /health within 30 s"; }
+base="http://127.0.0.1:$PORT"
 say "thumbd is up on $base"
 
 [ -f "$work/library/photos/photo-01.jpg" ] || fail "the demo library has no photos/photo-01.jpg"
