@@ -297,6 +297,27 @@ final class RecordingObserver: HTTPObserver {
         }
     }
 
+    /// The test above failed once in CI: a program another test started (cluster.sh, whose
+    /// replicas live on) had inherited the client's socket, so closing it sent no FIN. The
+    /// test clients' sockets are close-on-exec and `runProgram` passes on only 0, 1 and 2.
+    @Test func aClientStillLeavesWhileAProgramStartedMeanwhileLivesOn() async throws {
+        let handler = TestHandler()
+        try await withServer(handler: handler) { port in
+            let inherited = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)  // not close-on-exec
+            defer { close(inherited) }
+            do {
+                let client = try RawHTTPClient(port: port)
+                try client.send(RawHTTPClient.requestText("GET", "/park"))
+                for _ in 0..<250 where handler.parked.first == nil { try await Task.sleep(for: .milliseconds(20)) }
+                let listed = try runProgram("/bin/sh", ["-c", "ls /proc/$$/fd; sleep 5 >/dev/null 2>&1 </dev/null &"])
+                #expect(listed.output.split(separator: "\n").sorted() == ["0", "1", "2"], "\(listed.output) (client \(client.fd), plain socket \(inherited))")
+            }
+            let responder = try #require(handler.parked.first)
+            for _ in 0..<250 where !responder.isCancelled { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(responder.isCancelled)
+        }
+    }
+
     /// Slowloris: 200 connections that trickle header bytes neither block normal clients nor
     /// outlive the header timeout.
     @Test func slowClientsDoNotStarveOthersAndAreClosedAfterTheHeaderTimeout() async throws {

@@ -6,14 +6,22 @@ import Glibc
 /// Runs a program to the end; returns its exit status, standard output and standard error
 /// (kept in a temporary file, read at the end). posix_spawn and waitpid rather than Foundation's Process: with several
 /// tests spawning at once, Process.waitUntilExit was seen to wait forever for a child that
-/// had already exited (a zombie nobody reaped).
+/// had already exited (a zombie nobody reaped). `timeout`: the program is killed after this
+/// many seconds, so a hang cannot hold the suite.
+///
+/// The program gets standard input, output and error and no other descriptor of this
+/// process: a test's open socket inherited by a daemon the program starts (cluster.sh's
+/// replicas) would stay open after the test closed it, and the server would never see
+/// that client leave.
 @discardableResult
-public func runProgram(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws
-    -> (status: Int32, output: String, errors: String) {
+public func runProgram(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+                       timeout: Double? = nil) throws -> (status: Int32, output: String, errors: String) {
     var fds: [Int32] = [0, 0]
-    guard pipe(&fds) == 0 else { throw SpawnFailed(executable: executable, code: errno) }
-    // Neither end may outlive the exec: a daemon the program starts would hold the pipe open.
-    for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+    // Close-on-exec from creation (a socket pair: Swift's Glibc hides pipe2): set afterwards, a
+    // spawn on another thread could take the ends meanwhile.
+    guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
+        throw SpawnFailed(executable: executable, code: errno)
+    }
     defer { close(fds[0]) }
 
     var actions = posix_spawn_file_actions_t()
@@ -24,6 +32,7 @@ public func runProgram(_ executable: String, _ arguments: [String], environment:
     let errorsFile = FileManager.default.temporaryDirectory.appendingPathComponent("run-\(UUID().uuidString).err").path
     defer { unlink(errorsFile) }
     posix_spawn_file_actions_addopen(&actions, 2, errorsFile, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    _ = spawnClosesFrom?(&actions, 3)
 
     let argv = ([executable] + arguments).map { strdup($0) } + [nil]
     let env = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -33,6 +42,8 @@ public func runProgram(_ executable: String, _ arguments: [String], environment:
     let spawned = posix_spawn(&pid, executable, &actions, nil, argv, env)
     close(fds[1])
     guard spawned == 0 else { throw SpawnFailed(executable: executable, code: spawned) }
+    let watchdog = DispatchWorkItem { _ = kill(pid, SIGKILL) }
+    if let timeout { DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog) }
 
     var output: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 64 * 1024)
@@ -42,11 +53,30 @@ public func runProgram(_ executable: String, _ arguments: [String], environment:
     }
     var status: Int32 = 0
     while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    watchdog.cancel()  // before the pid can be reused
     // WIFEXITED / WEXITSTATUS, which Swift does not import.
     let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
     let errors = (try? String(contentsOfFile: errorsFile, encoding: .utf8)) ?? ""
     return (exitStatus, String(decoding: output, as: UTF8.self), errors)
 }
+
+/// `runProgram` on a thread of its own, so a long program does not hold one of the few
+/// threads async tests share.
+public func runProgramOnItsOwnThread(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+                                     timeout: Double? = nil) async throws -> (status: Int32, output: String, errors: String) {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread {
+            continuation.resume(with: Result { try runProgram(executable, arguments, environment: environment, timeout: timeout) })
+        }.start()
+    }
+}
+
+/// glibc's posix_spawn_file_actions_addclosefrom_np (2.34 and later), which Swift's Glibc
+/// module does not show: looked up once by name.
+private let spawnClosesFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+    guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+    return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+}()
 
 public struct SpawnFailed: Error, CustomStringConvertible {
     public let executable: String

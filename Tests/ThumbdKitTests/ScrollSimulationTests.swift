@@ -1,6 +1,7 @@
 import Foundation
 import Imaging
 import Testing
+import TestSupport
 import Thumbd
 import ThumbdKit
 
@@ -51,42 +52,6 @@ import ThumbdKit
         return found
     }
 
-    /// Runs `tool` to its end (killed after 5 minutes, so a hang cannot hold the suite);
-    /// standard output and error go through files, so no pipe can fill up and block it.
-    static func run(_ tool: URL, _ arguments: [String], in folder: URL) async throws -> (status: Int32, output: String, errors: String) {
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let outputFile = folder.appendingPathComponent("stdout.txt")
-        let errorFile = folder.appendingPathComponent("stderr.txt")
-        FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-        FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-        let output = try FileHandle(forWritingTo: outputFile)
-        let errors = try FileHandle(forWritingTo: errorFile)
-        defer {
-            try? output.close()
-            try? errors.close()
-        }
-        let process = Process()
-        process.executableURL = tool
-        process.arguments = arguments
-        process.standardOutput = output
-        process.standardError = errors
-        let (ended, ending) = AsyncStream<Int32>.makeStream()
-        process.terminationHandler = { finished in
-            ending.yield(finished.terminationStatus)
-            ending.finish()
-        }
-        try process.run()
-        let pid = process.processIdentifier
-        let watchdog = DispatchWorkItem { _ = kill(pid, SIGKILL) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 300, execute: watchdog)
-        var status: Int32 = -1
-        for await code in ended { status = code }
-        watchdog.cancel()
-        let outputData = try Data(contentsOf: outputFile)
-        let errorData = try Data(contentsOf: errorFile)
-        return (status, String(decoding: outputData, as: UTF8.self), String(decoding: errorData, as: UTF8.self))
-    }
-
     @Test func kitShowsNoWrongImagesAndDownloadsLessThanNaive() async throws {
         let tool = try Self.toolBinary()
         let server = try ThumbdServer(files: try Self.library())
@@ -100,7 +65,8 @@ import ThumbdKit
             "--pause-seconds", "0.3", "--full-screen-timeout", "1",
             "--json-only",
         ]
-        let result = try await Self.run(tool, arguments, in: server.clientFolder("scroll-run"))
+        // Killed after 5 minutes, so a hang cannot hold the suite.
+        let result = try await runProgramOnItsOwnThread(tool.path, arguments, timeout: 300)
         #expect(result.status == 0, "thumbd-scroll failed: \(result.errors)")
         let lines = result.output.split(separator: "\n")
         let line = try #require(lines.last(where: { $0.hasPrefix("RESULT ") }), "no RESULT line in: \(result.output)\n\(result.errors)")

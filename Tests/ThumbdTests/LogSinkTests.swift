@@ -16,6 +16,7 @@ import Testing
         init() {
             var fds: [Int32] = [0, 0]
             pipe(&fds)
+            for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
             read = fds[0]
             write = fds[1]
             _ = fcntl(read, F_SETFL, fcntl(read, F_GETFL) | O_NONBLOCK)

@@ -65,7 +65,7 @@ final class RawListener: @unchecked Sendable {
     let bytesSent = Mutex(0)
 
     init(streamBody: Bool) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         self.fd = fd
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -82,6 +82,7 @@ final class RawListener: @unchecked Sendable {
             while true {
                 let client = accept(fd, nil, nil)
                 if client < 0 { return }
+                _ = fcntl(client, F_SETFD, FD_CLOEXEC)
                 accepted.increment()
                 guard streamBody else { close(client); continue }
                 Thread { [self] in

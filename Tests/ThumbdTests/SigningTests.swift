@@ -54,16 +54,10 @@ import TestSupport
     }
 
     @Test func theSignCommandAgreesWithAnIndependentHMAC() throws {
-        let process = Process()
-        process.executableURL = ShutdownTests.binary
-        process.arguments = ["sign", "/img/cat.jpg?w=300&fit=cover"]
-        process.environment = ["THUMBD_SECURITY_KEY": Self.key]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let result = try runProgram(ShutdownTests.binary.path, ["sign", "/img/cat.jpg?w=300&fit=cover"],
+                                    environment: ["THUMBD_SECURITY_KEY": Self.key])
+        #expect(result.status == 0)
+        let printed = result.output
         #expect(printed == "/img/cat.jpg?w=300&fit=cover&s=\(Self.independentSignature("/img/cat.jpg?w=300&fit=cover"))\n")
     }
 }
