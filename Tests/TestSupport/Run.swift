@@ -73,9 +73,10 @@ public func runProgramOnItsOwnThread(_ executable: String, _ arguments: [String]
 
 /// glibc's posix_spawn_file_actions_addclosefrom_np (2.34 and later), which Swift's Glibc
 /// module does not show: looked up once by name.
-private let spawnClosesFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+private let spawnClosesFrom: AddCloseFrom? = {
     guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
-    return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    return unsafeBitCast(symbol, to: AddCloseFrom.self)
 }()
 
 public struct SpawnFailed: Error, CustomStringConvertible {
