@@ -29,18 +29,28 @@ let package = Package(
         .target(name: "FileSystem"),
         // Locked<Value>: Mutex, with its ordering declared to ThreadSanitizer in TSan builds.
         .target(name: "Locking"),
+        // The text and byte forms both sides of the wire share: percent coding, HTTP dates,
+        // decimals, CRC-32C. Pure Swift, no Foundation.
+        .target(name: "WireCoding"),
+        // thumbd's URL protocol, shared by the server and ThumbdKit: parameter names and ranges,
+        // the normal form and its query, signing. Pure Swift and swift-crypto (CryptoKit on
+        // Apple platforms), so the client still needs no system package.
+        .target(name: "ThumbdProtocol", dependencies: [
+            "WireCoding",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         // HTTP/1.1 server core. Knows nothing of images.
-        .target(name: "HTTP", dependencies: ["CSystem", "FileSystem", "Locking"]),
+        .target(name: "HTTP", dependencies: ["CSystem", "FileSystem", "Locking", "WireCoding"]),
         // libvips, found with pkg-config; its variadic calls wrapped in C.
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         .target(name: "CVipsShim", dependencies: ["CVips"]),
         // The libvips wrapper and the transform pipeline.
-        .target(name: "Imaging", dependencies: ["CVipsShim"]),
+        .target(name: "Imaging", dependencies: ["CVipsShim", "ThumbdProtocol"]),
         // libcurl, for fetching from origins; its variadic setopt wrapped in C.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "CurlShim", dependencies: ["CCurl"]),
         // Memory and disk cache tiers.
-        .target(name: "Cache", dependencies: ["CSystem", "FileSystem", "Locking"]),
+        .target(name: "Cache", dependencies: ["FileSystem", "Locking", "WireCoding"]),
         // The application: routes, sources, configuration.
         .target(name: "Thumbd", dependencies: [
             "CSystem",
@@ -51,6 +61,8 @@ let package = Package(
             "Cache",
             "Imaging",
             "ThumbHash",
+            "ThumbdProtocol",
+            "WireCoding",
             .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Yams", package: "Yams"),
@@ -71,29 +83,47 @@ let package = Package(
         // ThumbHash placeholders, encoded by the server and decoded by it and by the client. Pure Swift.
         .target(name: "ThumbHash"),
         // The Swift client: URLs, listing, loader, caches, resume, cell bindings. Foundation only.
-        .target(name: "ThumbdKit", dependencies: ["ThumbHash"]),
+        .target(name: "ThumbdKit", dependencies: [
+            "ThumbHash", "ThumbdProtocol", "WireCoding", .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         // Simulates a scrolling grid against a thumbd to measure what a user would feel.
         .executableTarget(name: "thumbd-scroll", dependencies: ["ThumbdKit"]),
         // A raw-socket HTTP client the integration tests share.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["ThumbdProtocol"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTPTests", dependencies: [
             "HTTP",
+            "WireCoding",
             "TestSupport",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "CacheTests", dependencies: [
             "Cache",
+            "WireCoding",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "ImagingTests", dependencies: [
             "Imaging",
+            "ThumbdProtocol",
             "TestSupport",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
+        .testTarget(name: "WireCodingTests", dependencies: [
+            "WireCoding",
+            .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
+        .testTarget(name: "ThumbdProtocolTests", dependencies: [
+            "ThumbdProtocol",
+            "TestSupport",
+            "WireCoding",
+            .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
         .testTarget(name: "ThumbHashTests", dependencies: ["ThumbHash", "TestSupport"]),
-        .testTarget(name: "ThumbdKitTests", dependencies: ["ThumbdKit", "Thumbd", "HTTP", "Imaging", "TestSupport"]),
+        .testTarget(name: "ThumbdKitTests", dependencies: [
+            "ThumbdKit", "Thumbd", "HTTP", "Imaging", "TestSupport", "ThumbdProtocol", "WireCoding",
+            .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
         .testTarget(name: "ThumbdTests", dependencies: [
-            "Thumbd", "HTTP", "Imaging", "TestSupport",
+            "Thumbd", "HTTP", "Imaging", "TestSupport", "ThumbdProtocol", "WireCoding",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
     ]

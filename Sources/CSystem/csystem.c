@@ -44,46 +44,6 @@ void csys_limit_malloc_arenas(int arenas) { mallopt(M_ARENA_MAX, arenas); }
 void csys_set_mmap_threshold(int bytes) { mallopt(M_MMAP_THRESHOLD, bytes); }
 void csys_release_free_memory(void) { malloc_trim(0); }
 
-static uint32_t crc_table[256];
-
-__attribute__((constructor)) static void crc_table_init(void) {
-    for (uint32_t i = 0; i < 256; i++) {
-        uint32_t c = i;
-        for (int k = 0; k < 8; k++) c = c & 1 ? (c >> 1) ^ 0x82F63B78u : c >> 1;
-        crc_table[i] = c;
-    }
-}
-
-static uint32_t crc32c_soft(uint32_t crc, const unsigned char *p, size_t len) {
-    while (len--) crc = crc_table[(crc ^ *p++) & 0xFF] ^ (crc >> 8);
-    return crc;
-}
-
-#if defined(__x86_64__)
-__attribute__((target("sse4.2")))
-static uint32_t crc32c_hw(uint32_t crc, const unsigned char *p, size_t len) {
-    uint64_t c = crc;
-    while (len >= 8) {
-        uint64_t word;
-        memcpy(&word, p, 8);
-        c = __builtin_ia32_crc32di(c, word);
-        p += 8;
-        len -= 8;
-    }
-    uint32_t c32 = (uint32_t)c;
-    while (len--) c32 = __builtin_ia32_crc32qi(c32, *p++);
-    return c32;
-}
-#endif
-
-uint32_t csys_crc32c(uint32_t crc, const void *data, size_t len) {
-    crc = ~crc;
-#if defined(__x86_64__)
-    if (__builtin_cpu_supports("sse4.2")) return ~crc32c_hw(crc, data, len);
-#endif
-    return ~crc32c_soft(crc, data, len);
-}
-
 uint32_t csys_epollin(void) { return EPOLLIN; }
 uint32_t csys_epollout(void) { return EPOLLOUT; }
 uint32_t csys_epollrdhup(void) { return EPOLLRDHUP; }

@@ -1,4 +1,4 @@
-import CSystem
+import WireCoding
 
 /// The on-disk form of one entry: a self-describing header, then the body.
 ///
@@ -68,11 +68,11 @@ public enum CacheEntryCodec {
     }
 
     static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt32 {
-        bytes.withUnsafeBytes { csys_crc32c(0, $0.baseAddress, $0.count) }
+        bytes.withUnsafeBytes { CRC32C.checksum($0) }
     }
 
     static func checksum(_ bytes: [UInt8]) -> UInt32 {
-        bytes.withUnsafeBytes { csys_crc32c(0, $0.baseAddress, $0.count) }
+        CRC32C.checksum(bytes)
     }
 
     private static func le<T: FixedWidthInteger>(_ value: T) -> [UInt8] {

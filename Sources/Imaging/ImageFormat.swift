@@ -16,6 +16,12 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         }
     }
 
+    /// The format a media type names (as `mediaType` writes it); nil for others.
+    public init?(mediaType: String) {
+        guard let format = Self.allCases.first(where: { $0.mediaType == mediaType }) else { return nil }
+        self = format
+    }
+
     /// Bytes `sniff` needs to decide.
     public static let sniffLength = 32
 

@@ -1,4 +1,5 @@
 import CVipsShim
+import ThumbdProtocol
 
 /// Runs the pipeline on encoded bytes: header check, shrink-on-load thumbnail (auto-rotated,
 /// first frame), crop, sRGB, flatten on white where the format has no alpha, encode with

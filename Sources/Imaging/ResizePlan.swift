@@ -1,3 +1,5 @@
+import ThumbdProtocol
+
 /// How a source of a given (oriented) size becomes the requested output: pure arithmetic,
 /// decided before libvips is called, so the output size is known and testable.
 public struct ResizePlan: Sendable, Equatable {

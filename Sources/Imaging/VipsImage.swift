@@ -1,4 +1,5 @@
 import CVipsShim
+import ThumbdProtocol
 
 /// Owns one reference to a libvips image; released when this object goes away, so no
 /// path (error or success) can leak one.

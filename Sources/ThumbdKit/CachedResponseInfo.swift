@@ -1,4 +1,5 @@
 import Foundation
+import WireCoding
 
 /// What the caches keep of a response besides its body: validators for revalidation and the
 /// facts freshness is computed from (RFC 9111 §4.2).
@@ -77,7 +78,7 @@ struct CachedResponseInfo: Codable, Sendable, Equatable {
         if let maxAge = control.maxAge { return Double(maxAge) }
         guard let expiresText = response.header("Expires") else { return nil }
         guard let expires = HTTPDate.parse(expiresText) else { return 0 }
-        guard let date = response.header("Date").flatMap(HTTPDate.parse) else { return 0 }
-        return max(0, expires.timeIntervalSince(date))
+        guard let date = response.header("Date").flatMap({ HTTPDate.parse($0) }) else { return 0 }
+        return Double(max(0, expires - date))
     }
 }

@@ -1,13 +1,16 @@
 import Foundation
+import WireCoding
 
 /// The file format of the disk tier, for complete responses and partial downloads alike:
 ///
-///     magic "THUMBDK1" | header length u32 | body length u64 | header CRC-32 | body CRC-32 | header | body
+///     magic "THUMBDK2" | header length u32 | body length u64 | header CRC-32C | body CRC-32C | header | body
 ///
 /// (integers big-endian; the header is JSON). A file whose size, magic or either checksum does
 /// not match is refused, so a torn or damaged file is never served.
 enum DiskRecord {
-    static let magic = Data("THUMBDK1".utf8)
+    // "2": CRC-32C (the server's checksum, from WireCoding) replaced CRC-32; files of version 1
+    // fail the magic check and are dropped like damaged ones.
+    static let magic = Data("THUMBDK2".utf8)
     static let prefixLength = 8 + 4 + 8 + 4 + 4
 
     struct Header: Codable, Sendable {
@@ -28,8 +31,8 @@ enum DiskRecord {
         file.append(magic)
         append(UInt64(headerData.count), bytes: 4, to: &file)
         append(UInt64(body.count), bytes: 8, to: &file)
-        append(UInt64(CRC32.checksum(headerData)), bytes: 4, to: &file)
-        append(UInt64(CRC32.checksum(body)), bytes: 4, to: &file)
+        append(UInt64(checksum(headerData)), bytes: 4, to: &file)
+        append(UInt64(checksum(body)), bytes: 4, to: &file)
         file.append(headerData)
         file.append(body)
         return file
@@ -47,11 +50,15 @@ enum DiskRecord {
         let start = file.startIndex + prefixLength
         let headerData = file.subdata(in: start..<(start + headerLength))
         let body = file.subdata(in: (start + headerLength)..<file.endIndex)
-        guard UInt64(CRC32.checksum(headerData)) == read(bytes, at: 20, count: 4),
-              UInt64(CRC32.checksum(body)) == read(bytes, at: 24, count: 4),
+        guard UInt64(checksum(headerData)) == read(bytes, at: 20, count: 4),
+              UInt64(checksum(body)) == read(bytes, at: 24, count: 4),
               let header = try? JSONDecoder().decode(Header.self, from: headerData)
         else { return nil }
         return (header, body)
+    }
+
+    private static func checksum(_ data: Data) -> UInt32 {
+        data.withUnsafeBytes { CRC32C.checksum($0) }
     }
 
     private static func append(_ value: UInt64, bytes count: Int, to data: inout Data) {

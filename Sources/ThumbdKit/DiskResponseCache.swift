@@ -1,4 +1,6 @@
+import Crypto
 import Foundation
+import WireCoding
 
 /// The disk tier: response bodies with their validators and freshness facts, and the bytes
 /// of stopped downloads, one file each, bounded in bytes with the least recently used files
@@ -107,7 +109,7 @@ final class DiskResponseCache: @unchecked Sendable {
 
     /// `entries/<sha256 of key>`: fixed-length names whatever the URL.
     private func name(_ folder: String, _ key: String) -> String {
-        folder + "/" + SHA256.hex(SHA256.hash(Array(key.utf8)))
+        folder + "/" + Hex.lowercase(SHA256.hash(data: Array(key.utf8)))
     }
 
     private func read(_ name: String, key: String, kind: DiskRecord.Header.Kind) -> (header: DiskRecord.Header, body: Data)? {

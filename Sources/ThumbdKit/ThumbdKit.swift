@@ -1,3 +1,7 @@
+// The URL protocol (ThumbnailOptions, URLSigner) is part of the kit's API: apps see it
+// through `import ThumbdKit`.
+@_exported import ThumbdProtocol
+
 /// ThumbdKit: the Swift client of thumbd, for apps that show grids of images. Foundation
 /// only; runs on Apple platforms and Linux.
 ///
@@ -32,3 +36,7 @@
 public enum ThumbdKit {
     public static let version = "0.1.0"
 }
+
+/// Signs targets exactly as the server checks them (the server's own `URLSigner`); it belongs
+/// on a backend, never in an app.
+public typealias ThumbdURLSigner = URLSigner

@@ -1,4 +1,6 @@
 import Foundation
+import WireCoding
+import ThumbdProtocol
 
 /// Builds thumbd URLs in the server's normal form: library images (`/img/{path}`), remote
 /// images (`/proxy?url=...`), signed when a key is given.
@@ -25,14 +27,14 @@ public struct ThumbdURLBuilder: Sendable {
     public func target(forImage path: String, options: ThumbnailOptions = .original) -> String {
         let trimmed = String(path.drop { $0 == "/" })
         let query = options.query
-        let target = "/img/" + PercentEncoding.encode(trimmed, keepingSlashes: true) + (query.isEmpty ? "" : "?" + query)
+        let target = "/img/" + PercentCoding.encode(trimmed, keepingSlashes: true) + (query.isEmpty ? "" : "?" + query)
         return signer?.sign(target) ?? target
     }
 
     /// `/proxy?url={remote}&{query}` (signed when a key is set).
     public func target(forRemote remoteURL: String, options: ThumbnailOptions = .original) -> String {
         let query = options.query
-        let target = "/proxy?url=" + PercentEncoding.encode(remoteURL, keepingSlashes: false) + (query.isEmpty ? "" : "&" + query)
+        let target = "/proxy?url=" + PercentCoding.encode(remoteURL, keepingSlashes: false) + (query.isEmpty ? "" : "&" + query)
         return signer?.sign(target) ?? target
     }
 

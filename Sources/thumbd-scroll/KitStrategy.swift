@@ -1,5 +1,6 @@
 import Foundation
 import ThumbdKit
+import ThumbdProtocol
 
 /// The grid as ThumbdKit means it to be written: a fresh `ThumbdLoader` with its memory and disk
 /// tiers, an `ImageSlot` per cell (bound when the cell appears, unbound when it leaves, which

@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import Synchronization
 import Thumbd
+import ThumbdProtocol
 
 @main
 struct ThumbdCommand: ParsableCommand {

@@ -2,27 +2,6 @@ import HTTP
 import PropertyBased
 import Testing
 
-@Suite struct HTTPDateTests {
-    @Test func formatsAndParsesTheThreeForms() {
-        #expect(HTTPDate.format(784111777) == "Sun, 06 Nov 1994 08:49:37 GMT")
-        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == 784111777)
-        #expect(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT") == 784111777)
-        #expect(HTTPDate.parse("Sun Nov  6 08:49:37 1994") == 784111777)
-    }
-
-    @Test(arguments: ["", "yesterday", "Sun, 06 Nov 1994 08:49:37", "Sun, 32 Nov 1994 08:49:37 GMT",
-                      "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 06 Nov 1994 25:49:37 GMT", "Sun, 06 Nov 94 08:49:37 GMT"])
-    func rejectsMalformedDates(_ text: String) {
-        #expect(HTTPDate.parse(text) == nil)
-    }
-
-    @Test func roundTrips() async {
-        await propertyCheck(count: 500, input: Gen.int(in: 0...4_102_444_800)) { seconds in
-            #expect(HTTPDate.parse(HTTPDate.format(seconds)) == seconds)
-        }
-    }
-}
-
 @Suite struct EntityTagTests {
     @Test func parsesStrongAndWeakTags() {
         #expect(EntityTag(parsing: "\"abc\"") == EntityTag("abc"))

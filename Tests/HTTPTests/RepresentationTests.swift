@@ -1,5 +1,6 @@
 import HTTP
 import Testing
+import WireCoding
 
 @Suite struct RepresentationTests {
     static let modified = 1_700_000_000

@@ -4,6 +4,7 @@ import HTTP
 import Synchronization
 import Testing
 import TestSupport
+import WireCoding
 
 /// Records responders so a test can check what happened to them later.
 final class ResponderBox: Sendable {

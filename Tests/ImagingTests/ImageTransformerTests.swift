@@ -2,6 +2,7 @@ import Foundation
 import Imaging
 import Testing
 import TestSupport
+import ThumbdProtocol
 
 /// The pipeline on real images made by libvips, decoded again by libvips.
 @Suite struct ImageTransformerTests {

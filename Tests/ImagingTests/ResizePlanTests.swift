@@ -1,6 +1,7 @@
 import Imaging
 import PropertyBased
 import Testing
+import ThumbdProtocol
 
 @Suite struct ResizePlanTests {
     func plan(_ W: Int, _ H: Int, _ options: TransformOptions) -> ResizePlan {
@@ -81,20 +82,5 @@ import Testing
                 #expect(e.left >= 0 && e.top >= 0 && e.left + e.width <= p.thumbnailWidth && e.top + e.height <= p.thumbnailHeight)
             }
         }
-    }
-}
-
-@Suite struct TransformOptionsTests {
-    @Test func normalizationDropsWhatCannotMatter() {
-        #expect(TransformOptions(width: 100, fit: .cover, crop: .top) == TransformOptions(width: 100))
-        #expect(TransformOptions(width: 100, height: 100, fit: .contain, crop: .top) == TransformOptions(width: 100, height: 100))
-        #expect(TransformOptions(width: 100, format: .png, quality: 30) == TransformOptions(width: 100, format: .png, quality: 90))
-        #expect(TransformOptions(width: 100, format: .jpeg, quality: 30) != TransformOptions(width: 100, format: .jpeg, quality: 90))
-    }
-
-    @Test func canonicalTextIsStable() {
-        let options = TransformOptions(width: 300, height: 200, fit: .cover, crop: .entropy, format: .webp, quality: 70)
-        #expect(options.canonicalText == "w=300,h=200,fit=cover,crop=entropy,enlarge=0,fm=webp,q=70")
-        #expect(TransformOptions().resolved(for: .gif).canonicalText == "w=-,h=-,fit=contain,crop=center,enlarge=0,fm=png,q=-")
     }
 }

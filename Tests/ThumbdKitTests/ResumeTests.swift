@@ -5,6 +5,7 @@ import FoundationNetworking
 import Testing
 import Thumbd
 @testable import ThumbdKit
+import ThumbdProtocol
 
 /// A multi-megabyte thumbnail stopped a third of the way resumes with `Range` + `If-Range`,
 /// and the server sends only the rest; a changed source restarts cleanly.

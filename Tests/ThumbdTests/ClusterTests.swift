@@ -3,6 +3,7 @@ import Imaging
 import Synchronization
 import Testing
 import TestSupport
+import WireCoding
 
 /// Three thumbd processes behind a real nginx hashing the request URI consistently, run by
 /// scripts/cluster.sh on loopback: each thumbnail is made once, a replica that dies or

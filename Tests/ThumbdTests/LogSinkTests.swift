@@ -92,9 +92,9 @@ import Testing
         let sink = LogSink(fd: pipe.write)
         let log = ExchangeLog(metrics: ThumbdMetrics(routes: Route.metricLabels), logger: Logger(label: "thumbd.access") { SinkLogHandler(label: $0, sink: sink, buffered: true) })
         log.exchangeCompleted(CompletedExchange(client: "127.0.0.1", method: "GET", target: "/img/a.jpg?w=30", tag: Route.image.rawValue, status: 200,
-                                                bodyBytes: 1234, duration: 0.0015, responseHeaders: HTTPHeaders([("X-Cache", "memory")])))
+                                                bodyBytes: 1234, duration: 0.0015, annotation: "memory"))
         log.exchangeCompleted(CompletedExchange(client: "", method: "-", target: "-", status: 400, bodyBytes: 80,
-                                                duration: 0, responseHeaders: HTTPHeaders()))
+                                                duration: 0))
         sink.flush()
         let lines = pipe.drain().split(separator: "\n")
         #expect(lines.count == 2)

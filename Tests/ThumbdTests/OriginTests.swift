@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 import TestSupport
 @testable import Thumbd
+import WireCoding
 
 /// An origin for the proxy tests: thumbd's own HTTP server with a few behaviours.
 final class TestOrigin: HTTPHandler, @unchecked Sendable {

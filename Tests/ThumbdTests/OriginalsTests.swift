@@ -3,6 +3,7 @@ import HTTP
 import Testing
 import TestSupport
 @testable import Thumbd
+import WireCoding
 
 /// `/img/{path}` without parameters, against a real server and real files.
 @Suite struct OriginalsTests {

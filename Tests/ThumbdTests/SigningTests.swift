@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import Thumbd
+import ThumbdProtocol
 
 @Suite struct SigningTests {
     static let key = "test-signing-key-0123456789"

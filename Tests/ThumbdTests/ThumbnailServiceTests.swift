@@ -6,6 +6,7 @@ import Logging
 import Synchronization
 import Testing
 @testable import Thumbd
+import ThumbdProtocol
 
 /// A source under the test's control: counts its loads, can fail or hide its version.
 final class StubSource: ThumbnailSource, @unchecked Sendable {
@@ -32,7 +33,7 @@ final class StubSource: ThumbnailSource, @unchecked Sendable {
         loads.increment()
         if gated { gate.wait() }
         if let failure { return .failure(failure) }
-        return .success(LoadedSource(version: version, bytes: bytes, step: ServerTiming.Step("read", duration: 0.001)))
+        return .success(LoadedSource(version: version, bytes: bytes, step: .read(0.001)))
     }
 }
 
@@ -58,7 +59,7 @@ final class Answers: Sendable {
     static let photo = try! ImageSynthesis.pattern(width: 640, height: 480, seed: 5).encode(.jpeg)
 
     func service(workers: Int = 2, queue: Int = 16, maxSourceBytes: Int = 1 << 26) -> ThumbnailService {
-        ThumbnailService(store: VariantStore(memoryBytes: 1 << 24, disk: nil, fields: ImageFields(cacheControl: "public, max-age=60", acceptClientHints: false)),
+        ThumbnailService(store: VariantStore(memoryBytes: 1 << 24, disk: nil, presenter: ThumbnailPresenter(fields: ImageFields(cacheControl: "public, max-age=60", acceptClientHints: false))),
                          pool: WorkerPool(workers: workers, queueLimit: queue),
                          limits: .init(maxSourceBytes: maxSourceBytes, maxSourcePixels: 50_000_000),
                          metrics: ThumbdMetrics(routes: Route.metricLabels), clock: ManualClock(), logger: Logger(label: "test"))
@@ -74,17 +75,17 @@ final class Answers: Sendable {
         let thumbnails = service()
         let source = StubSource("a", bytes: Self.photo)
         let wanted = try request("w=100&fm=webp")
-        #expect(thumbnails.cached(wanted, of: source) == nil)
+        #expect(thumbnails.cached(wanted, of: source, at: source.knownVersion) == nil)
         let answers = Answers()
-        thumbnails.make(wanted, of: source, for: answers.waiter())
-        guard case .variant(let variant, let timing, let tier) = answers.wait(for: 1).first else {
+        thumbnails.make(wanted, of: source, at: source.knownVersion, for: answers.waiter())
+        guard case .variant(let made) = answers.wait(for: 1).first else {
             Issue.record("no variant")
             return
         }
-        #expect(tier == nil && variant.contentType == "image/webp")
-        #expect(timing.steps.map(\.name) == ["read", "transform"])
-        #expect(try ImageHeader.read(variant.bytes).width == 100)
-        let hit = try #require(thumbnails.cached(wanted, of: source))
+        #expect(made.tier == nil && made.variant.contentType == "image/webp")
+        #expect(ThumbnailPresenter.timing(tier: made.tier, steps: made.steps).steps.map(\.name) == ["read", "transform"])
+        #expect(try ImageHeader.read(made.variant.bytes).width == 100)
+        let hit = try #require(thumbnails.cached(wanted, of: source, at: source.knownVersion))
         #expect(hit.tier == .memory)
         #expect(thumbnails.transformsRun.count == 1 && source.loads.count == 1)
     }
@@ -93,14 +94,14 @@ final class Answers: Sendable {
         let thumbnails = service()
         let source = StubSource("b", bytes: Self.photo, gated: true)
         let answers = Answers()
-        for _ in 0..<20 { thumbnails.make(try request("w=120"), of: source, for: answers.waiter()) }
+        for _ in 0..<20 { thumbnails.make(try request("w=120"), of: source, at: source.knownVersion, for: answers.waiter()) }
         source.gate.signal()
         let all = answers.wait(for: 20)
         #expect(all.count == 20)
         #expect(source.loads.count == 1 && thumbnails.transformsRun.count == 1)
         #expect(thumbnails.flights.joined.count == 19)
         let etags = Set(all.compactMap { answer -> String? in
-            if case .variant(let v, _, _) = answer { return v.etag } else { return nil }
+            if case .variant(let found) = answer { return found.variant.etag } else { return nil }
         })
         #expect(etags.count == 1)
     }
@@ -109,17 +110,17 @@ final class Answers: Sendable {
         let thumbnails = service()
         let source = StubSource("c", bytes: Self.photo, versionKnown: false)
         let answers = Answers()
-        thumbnails.make(try request("w=80"), of: source, for: answers.waiter())
+        thumbnails.make(try request("w=80"), of: source, at: source.knownVersion, for: answers.waiter())
         _ = answers.wait(for: 1)
         // The same thumbnail asked again: the source must be loaded to know its version,
         // then the variant is found in the store instead of made again.
         let again = Answers()
-        thumbnails.make(try request("w=80"), of: source, for: again.waiter())
-        guard case .variant(_, let timing, let tier) = again.wait(for: 1).first else {
+        thumbnails.make(try request("w=80"), of: source, at: source.knownVersion, for: again.waiter())
+        guard case .variant(let found) = again.wait(for: 1).first else {
             Issue.record("no variant")
             return
         }
-        #expect(tier == .memory && timing.fieldValue == "cache;desc=memory")
+        #expect(found.tier == .memory && ThumbnailPresenter.timing(tier: found.tier, steps: found.steps).fieldValue == "cache;desc=memory")
         #expect(source.loads.count == 2 && thumbnails.transformsRun.count == 1)
     }
 
@@ -127,7 +128,7 @@ final class Answers: Sendable {
         let thumbnails = service(maxSourceBytes: 1000)
         let big = StubSource("d", bytes: Self.photo)
         let answers = Answers()
-        thumbnails.make(try request("w=10"), of: big, for: answers.waiter())
+        thumbnails.make(try request("w=10"), of: big, at: big.knownVersion, for: answers.waiter())
         guard case .failed(.sourceTooLarge(let bytes, 1000)) = answers.wait(for: 1).first else {
             Issue.record("not refused")
             return
@@ -136,7 +137,7 @@ final class Answers: Sendable {
 
         let broken = StubSource("e", bytes: [], failure: .source(LibraryChange.changedWhileRead), gated: true)
         let failed = Answers()
-        for _ in 0..<3 { thumbnails.make(try request("w=10"), of: broken, for: failed.waiter()) }
+        for _ in 0..<3 { thumbnails.make(try request("w=10"), of: broken, at: broken.knownVersion, for: failed.waiter()) }
         broken.gate.signal()
         let all = failed.wait(for: 3)
         #expect(all.count == 3)
@@ -150,10 +151,11 @@ final class Answers: Sendable {
         let thumbnails = service(workers: 1, queue: 0)
         let blocker = StubSource("f", bytes: Self.photo, gated: true)
         let first = Answers()
-        thumbnails.make(try request("w=10"), of: blocker, for: first.waiter())
+        thumbnails.make(try request("w=10"), of: blocker, at: blocker.knownVersion, for: first.waiter())
         while thumbnails.pool.running == 0 { Thread.sleep(forTimeInterval: 0.002) }
         let refused = Answers()
-        thumbnails.make(try request("w=20"), of: StubSource("g", bytes: Self.photo), for: refused.waiter())
+        let other = StubSource("g", bytes: Self.photo)
+        thumbnails.make(try request("w=20"), of: other, at: other.knownVersion, for: refused.waiter())
         guard case .failed(.overloaded) = refused.wait(for: 1).first else {
             Issue.record("not refused")
             return
@@ -165,9 +167,9 @@ final class Answers: Sendable {
         let slow = StubSource("h", bytes: Self.photo, gated: true)
         let skipped = StubSource("i", bytes: Self.photo)
         let busy = Answers(), gone = Answers()
-        roomy.make(try request("w=10"), of: slow, for: busy.waiter())
+        roomy.make(try request("w=10"), of: slow, at: slow.knownVersion, for: busy.waiter())
         while roomy.pool.running == 0 { Thread.sleep(forTimeInterval: 0.002) }
-        roomy.make(try request("w=10"), of: skipped, for: gone.waiter(cancelled: { true }))
+        roomy.make(try request("w=10"), of: skipped, at: skipped.knownVersion, for: gone.waiter(cancelled: { true }))
         slow.gate.signal()
         _ = busy.wait(for: 1)
         while roomy.pool.running + roomy.pool.queueDepth > 0 { Thread.sleep(forTimeInterval: 0.002) }
@@ -291,5 +293,13 @@ final class Answers: Sendable {
         let bad = Problems.response(for: ParameterError(parameter: "fit", detail: "fit must be one of ..."))
         guard case .bytes(let body) = bad.body.segments.first else { return }
         #expect(String(decoding: body, as: UTF8.self).contains(#""parameter":"fit""#))
+    }
+}
+
+@Suite struct CacheKeyTextTests {
+    @Test func canonicalTextIsStable() {
+        let options = TransformOptions(width: 300, height: 200, fit: .cover, crop: .entropy, format: .webp, quality: 70)
+        #expect(options.canonicalText == "w=300,h=200,fit=cover,crop=entropy,enlarge=0,fm=webp,q=70")
+        #expect(TransformOptions().resolved(for: .gif).canonicalText == "w=-,h=-,fit=contain,crop=center,enlarge=0,fm=png,q=-")
     }
 }

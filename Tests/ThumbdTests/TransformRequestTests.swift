@@ -2,6 +2,7 @@ import HTTP
 import Imaging
 import Testing
 @testable import Thumbd
+import ThumbdProtocol
 
 @Suite struct TransformRequestTests {
     let maxDimension = ThumbdConfig.Limits().maxDimension

@@ -27,10 +27,6 @@ void csys_set_mmap_threshold(int bytes);
 /// Returns freed heap memory to the system (malloc_trim).
 void csys_release_free_memory(void);
 
-/// CRC-32C (Castagnoli) of `len` bytes, continuing from `crc` (0 to start). Uses the SSE4.2
-/// instruction when the CPU has it (about 20 KB per microsecond), a table otherwise.
-uint32_t csys_crc32c(uint32_t crc, const void *data, size_t len);
-
 /// The values Swift cannot see because they are macros or packed unions.
 uint32_t csys_epollin(void);
 uint32_t csys_epollout(void);

@@ -13,6 +13,9 @@ public struct HTTPResponse: Sendable {
     /// `headers` and Content-Length already in wire form (see `PreparedRepresentation`);
     /// changing the status, the headers or the body drops it.
     var preparedFields: [UInt8]?
+    /// A word for the access log about how the handler answered (the cache tier), passed to
+    /// observers with the finished exchange; never sent.
+    public var annotation: String?
 
     public init(status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), body: ResponseBody = .empty) {
         self.status = status

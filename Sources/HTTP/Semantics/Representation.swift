@@ -1,3 +1,5 @@
+import WireCoding
+
 /// A selected representation of a resource: its content and validators. Turning it into
 /// a response for a given request is where conditional requests (RFC 9110 §13) and range
 /// requests (§14) are decided, the same way for every kind of content.

@@ -1,3 +1,5 @@
+import WireCoding
+
 /// A moment in whole seconds together with its HTTP-date text, formatted once.
 public struct Timestamp: Sendable, Hashable {
     public let seconds: Int

@@ -305,7 +305,7 @@ final class Connection {
         let bytes = sentBody && !response.status.forbidsBody ? response.body.count : 0
         observer.exchangeCompleted(CompletedExchange(client: client ?? peer, method: method, target: target, tag: tag,
                                                      status: response.status.code, bodyBytes: bytes,
-                                                     duration: max(0, loop.now - started), responseHeaders: response.headers))
+                                                     duration: max(0, loop.now - started), annotation: response.annotation))
     }
 
     // MARK: - Writing

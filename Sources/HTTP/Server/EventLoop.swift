@@ -2,6 +2,7 @@ import Locking
 import CSystem
 import Foundation
 import Synchronization
+import WireCoding
 
 /// One epoll thread. It owns its listener and its connections: nothing here is touched from
 /// another thread except `execute`, which queues a closure and wakes the loop via eventfd.

@@ -18,10 +18,11 @@ public struct CompletedExchange: Sendable {
     public var bodyBytes: Int64
     /// From the first byte of the request to the response being queued, in seconds.
     public var duration: Double
-    public var responseHeaders: HTTPHeaders
+    /// The response's `annotation`: how the handler answered (the cache tier), if it said.
+    public var annotation: String?
 
     public init(client: String, method: String, target: String, tag: Int = -1, status: Int, bodyBytes: Int64,
-                duration: Double, responseHeaders: HTTPHeaders) {
+                duration: Double, annotation: String? = nil) {
         self.client = client
         self.method = method
         self.target = target
@@ -29,6 +30,6 @@ public struct CompletedExchange: Sendable {
         self.status = status
         self.bodyBytes = bodyBytes
         self.duration = duration
-        self.responseHeaders = responseHeaders
+        self.annotation = annotation
     }
 }

@@ -1,3 +1,5 @@
+import WireCoding
+
 /// The `name=value` pairs of a query string, percent-decoded, in order. Pure.
 public struct QueryParameters: Sendable, Equatable {
     public var pairs: [(name: String, value: String)]

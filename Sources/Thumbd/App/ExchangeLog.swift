@@ -26,7 +26,7 @@ struct ExchangeLog: HTTPObserver {
         line += " "
         line += ServerTiming.milliseconds(exchange.duration)
         line += "ms "
-        line += exchange.responseHeaders["X-Cache"] ?? "-"
+        line += exchange.annotation ?? "-"
         line += " "
         line += route?.label ?? Route.invalidLabel
         logger.info(Logger.Message(stringLiteral: line))

@@ -2,6 +2,7 @@ import Cache
 import HTTP
 import Imaging
 import Logging
+import ThumbdProtocol
 
 /// The composition root: builds every part once from the configuration, hands each route
 /// what it needs, and dispatches requests by their route.
@@ -40,7 +41,8 @@ public final class ThumbdApp: HTTPHandler {
             disk?.startIndexing()
         }
         let imageFields = ImageFields(cacheControl: config.output.cacheControl, acceptClientHints: config.output.clientHints)
-        let store = VariantStore(memoryBytes: config.cache.memoryBytes, disk: disk, fields: imageFields)
+        let presenter = ThumbnailPresenter(fields: imageFields)
+        let store = VariantStore(memoryBytes: config.cache.memoryBytes, disk: disk, presenter: presenter)
         thumbnails = ThumbnailService(store: store, pool: pool,
                                       limits: .init(maxSourceBytes: config.limits.maxSourceBytes,
                                                     maxSourcePixels: config.limits.maxSourcePixels, maxFrames: config.limits.maxFrames),
@@ -51,13 +53,14 @@ public final class ThumbdApp: HTTPHandler {
             let fetcher = OriginFetcher(allow: OriginAllowList(config.origins.allow), allowPrivate: config.origins.allowPrivate,
                                         maxRedirects: config.origins.maxRedirects, connectTimeout: config.origins.connectTimeout,
                                         totalTimeout: config.origins.timeout, maxBytes: config.limits.maxSourceBytes)
-            originals = RemoteOriginals(fetcher: fetcher, store: store, ttl: config.origins.ttl, clock: clock, logger: logger,
-                                        metrics: metrics)
+            originals = RemoteOriginals(fetcher: fetcher, store: OriginalStore(memoryBytes: config.cache.originalsMemoryBytes, disk: disk),
+                                        ttl: config.origins.ttl, clock: clock, logger: logger, metrics: metrics)
         }
         let index = LibraryIndex(root: library.rootPath, clock: clock)
         let files = LibraryFileCache(library: library, fields: imageFields)
-        image = ImageRoute(targets: TargetMemo(), signer: signer, parser: parser, files: files, thumbnails: thumbnails, clock: clock)
-        proxy = ProxyRoute(signer: signer, parser: parser, originals: originals, thumbnails: thumbnails, clock: clock)
+        let endpoint = ThumbnailEndpoint(service: thumbnails, presenter: presenter)
+        image = ImageRoute(targets: TargetMemo(), signer: signer, parser: parser, files: files, thumbnails: endpoint, clock: clock)
+        proxy = ProxyRoute(signer: signer, parser: parser, originals: originals, thumbnails: endpoint, clock: clock)
         listing = ListingRoute(index: index, pool: pool, links: links)
         gallery = GalleryRoute(index: index, pool: pool, links: links)
         health = HealthRoute(drain: drain)

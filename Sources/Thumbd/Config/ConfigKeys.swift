@@ -92,6 +92,7 @@ struct ConfigKey: Sendable {
         bool("library.demo", \.library.demo),
         string("cache.dir", "a folder path", \.cache.dir),
         size("cache.memory_bytes", 0...(1 << 42), \.cache.memoryBytes),
+        size("cache.originals_memory_bytes", 0...(1 << 42), \.cache.originalsMemoryBytes),
         size("cache.disk_bytes", 0...(1 << 50), \.cache.diskBytes),
         int("limits.max_dimension", 1...100_000, \.limits.maxDimension),
         int("limits.max_source_pixels", 1...1_000_000_000, \.limits.maxSourcePixels),

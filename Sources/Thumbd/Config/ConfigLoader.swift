@@ -1,5 +1,6 @@
 import Foundation
 import HTTP
+import ThumbdProtocol
 import Yams
 
 /// A configuration problem: it names the key, what was given, where, and what is allowed.

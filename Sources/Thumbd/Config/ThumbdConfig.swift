@@ -1,5 +1,6 @@
 import HTTP
 import Imaging
+import ThumbdProtocol
 
 /// Every setting thumbd has, with SPEC defaults. Sections mirror the config file's.
 public struct ThumbdConfig: Sendable, Equatable {
@@ -24,6 +25,9 @@ public struct ThumbdConfig: Sendable, Equatable {
     public struct Cache: Sendable, Equatable {
         public var dir = "./cache"
         public var memoryBytes = 256 << 20
+        /// The memory tier of originals fetched from elsewhere (remote origins), apart from
+        /// the thumbnails' `memoryBytes`; on disk they share the disk tier.
+        public var originalsMemoryBytes = 64 << 20
         public var diskBytes = 2 << 30
     }
 

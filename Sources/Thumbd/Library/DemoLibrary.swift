@@ -1,5 +1,6 @@
 import Foundation
 import Imaging
+import ThumbdProtocol
 
 /// A generated set of images written into an empty library, so a first `make run` shows
 /// something: varied sizes, aspect ratios and formats, made with libvips.

@@ -1,4 +1,5 @@
 import HTTP
+import WireCoding
 
 /// A validated path of an image inside the library: relative, canonical, no `..`, no
 /// hidden segments, no NUL. Built from the percent-encoded path of a request, decoded once.

@@ -19,6 +19,6 @@ struct LibrarySource: ThumbnailSource {
         let started = clock.now()
         guard let bytes = entry.content ?? entry.readAll() else { return .failure(.source(LibraryChange.changedWhileRead)) }
         return .success(LoadedSource(version: knownVersion!, bytes: bytes,
-                                     step: ServerTiming.Step("read", duration: clock.now() - started)))
+                                     step: .read(clock.now() - started)))
     }
 }

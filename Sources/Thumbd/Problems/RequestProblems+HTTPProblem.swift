@@ -1,4 +1,5 @@
 import HTTP
+import ThumbdProtocol
 
 extension QueryParameters.Problem: HTTPProblem {
     var problem: ProblemDetails { ProblemDetails(.badRequest, detail: "malformed query string") }

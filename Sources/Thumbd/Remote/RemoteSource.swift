@@ -1,8 +1,8 @@
 import HTTP
 
 /// A remote original as a thumbnail source: its version is known without a fetch while it
-/// is fresh in memory; otherwise `load` fetches or revalidates it (once for every size
-/// asked of it at the same time).
+/// is fresh; otherwise `load` fetches or revalidates it (once for every size asked of it at
+/// the same time).
 struct RemoteSource: ThumbnailSource {
     let url: String
     let originals: RemoteOriginals
@@ -10,20 +10,16 @@ struct RemoteSource: ThumbnailSource {
 
     var name: SourceName { .remote(url) }
 
-    var knownVersion: SourceVersion? {
-        originals.fresh(url).map { SourceVersion(tag: $0.version, format: $0.format, lastModified: $0.lastModified) }
-    }
+    var knownVersion: SourceVersion? { originals.freshVersion(url) }
 
     func load() -> Result<LoadedSource, ThumbnailFailure> {
         let started = clock.now()
         switch originals.original(url) {
-        case .success(let original):
-            let version = SourceVersion(tag: original.version, format: original.format, lastModified: original.lastModified,
-                                        byteCount: original.bytes.count)
+        case .success(let found):
             // `fetch` when the origin was asked; `original;desc=memory|disk` when it was not.
-            let step = original.tier.map { ServerTiming.Step("original", duration: clock.now() - started, description: $0.rawValue) }
-                ?? ServerTiming.Step("fetch", duration: clock.now() - started)
-            return .success(LoadedSource(version: version, bytes: original.bytes, step: step, tier: original.tier))
+            let seconds = clock.now() - started
+            let step: WorkStep = found.tier.map { .original($0, seconds) } ?? .fetch(seconds)
+            return .success(LoadedSource(version: found.original.version, bytes: found.original.bytes, step: step, tier: found.tier))
         case .failure(let failure):
             return .failure(.source(failure))
         }

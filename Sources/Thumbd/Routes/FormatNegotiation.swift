@@ -1,6 +1,7 @@
 import Foundation
 import HTTP
 import Imaging
+import ThumbdProtocol
 
 /// `fm=auto`: AVIF, then WebP, when the `Accept` header names them with a q-value above 0
 /// (q=0 means "not this"); otherwise the legacy choice (JPEG, or PNG for images with alpha),

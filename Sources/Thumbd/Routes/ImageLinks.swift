@@ -1,4 +1,6 @@
 import HTTP
+import ThumbdProtocol
+import WireCoding
 
 /// Links to library images, for the listing and the gallery: the path percent-encoded, the
 /// target signed when signing is on.

@@ -1,4 +1,5 @@
 import HTTP
+import ThumbdProtocol
 
 /// `GET /img/{path}`: with no transform parameters the library file byte for byte; with them
 /// a thumbnail, from the thumbnail service (a hit is answered here, on the event loop).
@@ -9,7 +10,7 @@ struct ImageRoute: Sendable {
     let signer: URLSigner?
     let parser: TransformParser
     let files: LibraryFileCache
-    let thumbnails: ThumbnailService
+    let thumbnails: ThumbnailEndpoint
     let clock: any MonotonicClock
 
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {

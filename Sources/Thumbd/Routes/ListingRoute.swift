@@ -1,5 +1,6 @@
 import Cache
 import HTTP
+import ThumbdProtocol
 
 /// `GET /v1/images?page=1&limit=30`: the library's images as JSON, a page at a time, with a
 /// `Link: rel="next"` header while more pages exist, and an ETag (304 when unchanged).

@@ -1,4 +1,5 @@
 import HTTP
+import ThumbdProtocol
 
 /// `GET /proxy?url=...&...`: a remote image from an allowed origin (fetched once for all
 /// the sizes asked of it), with the same parameters, headers and cache as `/img`.
@@ -7,7 +8,7 @@ struct ProxyRoute: Sendable {
     let parser: TransformParser
     /// Nil when `origins.allow` is empty: remote images are off.
     let originals: RemoteOriginals?
-    let thumbnails: ThumbnailService
+    let thumbnails: ThumbnailEndpoint
     let clock: any MonotonicClock
 
     /// Why a proxy request is refused before anything is fetched.
@@ -32,7 +33,7 @@ struct ProxyRoute: Sendable {
             query.pairs.removeAll { $0.name == "url" }
             let source = RemoteSource(url: url, originals: originals, clock: clock)
             guard let transform = try parser.transform(query) else {
-                return thumbnails.original(of: source, for: responder.thumbnailWaiter(for: request, vary: false, store: thumbnails.store))
+                return thumbnails.original(request, of: source, responder: responder)
             }
             try thumbnails.answer(request, transform: transform, of: source, responder: responder)
         } catch {

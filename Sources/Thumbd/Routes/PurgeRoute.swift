@@ -1,4 +1,6 @@
 import HTTP
+import ThumbdProtocol
+import WireCoding
 
 /// `POST /v1/purge?path=...` or `?url=...`: removes a source's variants (and, for a remote
 /// source, its original) from both cache tiers, and answers how many entries went. Only with
@@ -30,7 +32,7 @@ struct PurgeRoute: Sendable {
                     removed = thumbnails.store.purge(prefix: SourceName.library(path.value).keyPrefix)
                 case .remote(let url):
                     removed = thumbnails.store.purge(prefix: SourceName.remote(url).keyPrefix)
-                        + (originals?.forget(url, from: thumbnails.store) ?? 0)
+                        + (originals?.forget(url) ?? 0)
                 }
                 var headers = HTTPHeaders()
                 headers.add("Cache-Control", "no-store")

@@ -1,5 +1,7 @@
 import Cache
 import HTTP
+import ThumbdProtocol
+import WireCoding
 
 /// `GET /v1/info?url=...`: a remote original's facts (see `ImageInfo`), fetched through the
 /// origin cache with the allow-list and signing rules of `/proxy`.
@@ -30,20 +32,20 @@ struct RemoteInfoRoute: Sendable {
     static func answer(_ request: HTTPRequest, url: String, originals: RemoteOriginals,
                        known: SharedLRUCache<String, (version: String, facts: ImageFacts)>, signer: URLSigner?) -> HTTPResponse {
         do {
-            let original = try originals.original(url).get()
-            guard let format = original.format else { throw RemoteOriginals.Failure.notAnImage }
+            let original = try originals.original(url).get().original
+            guard let format = original.version.format else { throw RemoteOriginals.Failure.notAnImage }
             let facts: ImageFacts
-            if let kept = known.get(url), kept.version == original.version {
+            if let kept = known.get(url), kept.version == original.version.tag {
                 facts = kept.facts
             } else {
                 facts = try ImageFacts.read(original.bytes, format: format, bytes: Int64(original.bytes.count))
-                known.put(url, (original.version, facts), cost: 1)
+                known.put(url, (original.version.tag, facts), cost: 1)
             }
             let target = "/proxy?url=" + PercentCoding.encode(url, keepingSlashes: false)
             let link = signer?.sign(target) ?? target
-            let etag = EntityTag(ThumbnailIdentity.originalETag(sourceVersion: original.version))
+            let etag = EntityTag(ThumbnailIdentity.originalETag(sourceVersion: original.version.tag))
             return ImageInfo.representation(id: url, facts: facts, originalETag: etag.description, url: link,
-                                            lastModified: VariantStore.timestamp(original.lastModified)).response(to: request)
+                                            lastModified: ThumbnailPresenter.timestamp(original.version.lastModified)).response(to: request)
         } catch {
             return Problems.response(for: error)
         }

@@ -1,4 +1,5 @@
 import Imaging
+import ThumbdProtocol
 
 /// The output format as it goes into a thumbnail's cache key.
 enum FormatTag: Sendable, Hashable {

@@ -1,5 +1,6 @@
 import Cache
 import Imaging
+import ThumbdProtocol
 
 /// A thumbnail's identity, built here and nowhere else: its cache key, the options its
 /// transform runs with and its ETag. The key covers the source and its version, the

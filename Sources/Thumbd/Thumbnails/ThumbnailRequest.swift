@@ -1,4 +1,5 @@
 import Imaging
+import ThumbdProtocol
 
 /// What a thumbnail asks for: the transform, and the format the client negotiated when
 /// the transform says `fm=auto`.

@@ -38,23 +38,23 @@ final class ThumbnailService: Sendable {
         self.logger = logger
     }
 
-    /// The cached thumbnail, when the source's version is known without blocking and a tier
-    /// holds it. Cheap: the event loop answers hits with it.
-    func cached(_ request: ThumbnailRequest, of source: some ThumbnailSource) -> VariantStore.Hit? {
-        guard let version = source.knownVersion else { return nil }
-        let identity = request.identity(of: source.name, at: version)
-        return store.lookup(identity.key, vary: request.transform.negotiatesFormat)
+    /// The cached thumbnail, when the source's version is known without blocking (`version`,
+    /// read once per request from `source.knownVersion`) and a tier holds it. Cheap: the event
+    /// loop answers hits with it.
+    func cached(_ request: ThumbnailRequest, of source: some ThumbnailSource, at version: SourceVersion?) -> VariantStore.Hit? {
+        guard let version else { return nil }
+        return store.lookup(request.identity(of: source.name, at: version).key)
     }
 
     /// Makes the thumbnail on the worker pool (or joins the making under way) and hands the
     /// answer to `waiter`. Work nobody waits for any more by the time it starts is skipped.
-    func make(_ request: ThumbnailRequest, of source: some ThumbnailSource, for waiter: Waiter) {
-        if let version = source.knownVersion, let bytes = version.byteCount, bytes > limits.maxSourceBytes {
+    func make(_ request: ThumbnailRequest, of source: some ThumbnailSource, at version: SourceVersion?, for waiter: Waiter) {
+        if let bytes = version?.byteCount, bytes > limits.maxSourceBytes {
             return waiter.deliver(.failed(.sourceTooLarge(bytes: bytes, limit: limits.maxSourceBytes)))
         }
-        let flight = source.knownVersion.map { request.identity(of: source.name, at: $0).key.hash }
+        let flight = version.map { request.identity(of: source.name, at: $0).key.hash }
             ?? ThumbnailIdentity.flightKey(source: source.name, request: request)
-        run(flight, waiter) { [self] in produce(request, of: source) }
+        run(flight, waiter) { [self] in produce(request, of: source, versionKnownEarlier: version != nil) }
     }
 
     /// The source as it is (a remote original without parameters), fetched on the pool once
@@ -69,7 +69,7 @@ final class ThumbnailService: Sendable {
                                             contentType: loaded.version.format?.mediaType ?? "application/octet-stream",
                                             etag: ThumbnailIdentity.originalETag(sourceVersion: loaded.version.tag),
                                             lastModified: loaded.version.lastModified)
-                return .variant(variant, timing: ServerTiming([loaded.step]), tier: loaded.tier)
+                return .variant(VariantAnswer(variant: variant, tier: loaded.tier, steps: [loaded.step]))
             }
         }
     }
@@ -83,9 +83,9 @@ final class ThumbnailService: Sendable {
         if !accepted { flights.finish(flight, with: .failed(.overloaded)) }
     }
 
-    /// Worker thread: the source's bytes, then the variant from a tier (another size of a
-    /// remote original may have made it meanwhile) or from the transform.
-    private func produce(_ request: ThumbnailRequest, of source: some ThumbnailSource) -> ThumbnailAnswer {
+    /// Worker thread: the source's bytes, then the variant from a tier (when the version was
+    /// not known before loading, another size may have made it meanwhile) or from the transform.
+    private func produce(_ request: ThumbnailRequest, of source: some ThumbnailSource, versionKnownEarlier: Bool) -> ThumbnailAnswer {
         let loaded: LoadedSource
         switch source.load() {
         case .success(let value): loaded = value
@@ -95,14 +95,13 @@ final class ThumbnailService: Sendable {
             return .failed(.sourceTooLarge(bytes: loaded.bytes.count, limit: limits.maxSourceBytes))
         }
         let identity = request.identity(of: source.name, at: loaded.version)
-        let timing = ServerTiming([loaded.step])
-        if source.knownVersion == nil, let found = store.variant(identity.key) {
-            return .variant(found.variant, timing: ServerTiming([VariantStore.hitStep(found.tier)]), tier: found.tier)
+        if !versionKnownEarlier, let found = store.variant(identity.key) {
+            return .variant(VariantAnswer(variant: found.variant, tier: found.tier, steps: []))
         }
         switch transform(loaded, identity) {
-        case .success(let (variant, step)):
+        case .success(let (variant, seconds)):
             store.store(identity.key, variant)
-            return .variant(variant, timing: timing.appending(step), tier: nil)
+            return .variant(VariantAnswer(variant: variant, tier: nil, steps: [loaded.step, .transform(seconds)]))
         case .failure(let error):
             return .failed(.imaging(error))
         }
@@ -110,7 +109,7 @@ final class ThumbnailService: Sendable {
 
     /// The transform step, counted and timed. Worker thread.
     private func transform(_ source: LoadedSource, _ identity: ThumbnailIdentity)
-        -> Result<(CachedVariant, ServerTiming.Step), ImagingError> {
+        -> Result<(CachedVariant, seconds: Double), ImagingError> {
         let started = clock.now()
         defer { transformsRun.increment() }
         do {
@@ -125,7 +124,7 @@ final class ThumbnailService: Sendable {
                                         etag: ThumbnailIdentity.etag(sourceVersion: source.version.tag, options: final),
                                         lastModified: source.version.lastModified)
             metrics.recordTransform(format: output.format.rawValue, ok: true, seconds: seconds)
-            return .success((variant, ServerTiming.Step("transform", duration: seconds)))
+            return .success((variant, seconds))
         } catch {
             metrics.recordTransform(format: identity.options.format?.rawValue ?? "auto", ok: false, seconds: clock.now() - started)
             if case .encodingFailed = error {

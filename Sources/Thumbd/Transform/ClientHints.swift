@@ -16,9 +16,6 @@ public struct ClientHints: Sendable, Equatable {
         width = headers["Sec-CH-Width"].flatMap { Int($0.trimmingOWS()) }
     }
 
-    /// The ratio to use: the hint clamped to 1...4, or 1 without one.
-    public var clampedDPR: Double { min(4, max(1, dpr ?? 1)) }
-
     /// What servers that use hints announce (`Accept-CH`).
     public static let accepted = "Sec-CH-DPR, Sec-CH-Width, Sec-CH-Viewport-Width"
 }

@@ -1,4 +1,5 @@
 import HTTP
+import ThumbdProtocol
 
 /// Turns a request's query into the transform it asks for, with the server's presets,
 /// dimension limit and default quality.

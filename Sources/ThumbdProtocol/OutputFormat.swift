@@ -1,6 +1,4 @@
-import CVipsShim
-
-/// Formats thumbd encodes.
+/// Formats thumbd encodes, by the names `fm` takes.
 public enum OutputFormat: String, Sendable, CaseIterable, Hashable {
     case jpeg, png, webp, avif, gif
 
@@ -25,24 +23,12 @@ public enum OutputFormat: String, Sendable, CaseIterable, Hashable {
     /// Whether `q` means anything for this format (it is dropped from the options otherwise).
     public var usesQuality: Bool { self == .jpeg || self == .webp || self == .avif }
 
-    /// What a source in `format` becomes when no `fm` is asked: the same where thumbd
-    /// encodes it, PNG for the rest (GIF included: its 256 colours would spoil thumbnails).
-    public static func defaultOutput(for source: ImageFormat?) -> OutputFormat {
-        switch source {
-        case .jpeg: .jpeg
-        case .webp: .webp
-        case .avif: .avif
-        default: .png
-        }
-    }
+    /// Whether `pr` means anything: progressive JPEG, interlaced PNG.
+    public var usesProgressive: Bool { self == .jpeg || self == .png }
 
-    var shimFormat: tv_format {
-        switch self {
-        case .jpeg: TV_JPEG
-        case .png: TV_PNG
-        case .webp: TV_WEBP
-        case .avif: TV_AVIF
-        case .gif: TV_GIF
-        }
-    }
+    /// Whether `anim` means anything: thumbd writes animations as WebP only.
+    public var keepsFrames: Bool { self == .webp }
+
+    /// Whether `fm` may name it (GIF is read, and written only for the demo library).
+    public var isRequestable: Bool { self != .gif }
 }

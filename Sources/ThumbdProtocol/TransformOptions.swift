@@ -1,5 +1,5 @@
-/// A transform, normalized: equivalent requests produce equal values (and the same
-/// `canonicalText`, which cache keys and ETags are made from).
+/// A transform, normalized: equivalent requests produce equal values. What the server's
+/// image pipeline runs with, and what its cache keys and ETags are made from.
 public struct TransformOptions: Sendable, Hashable {
     public enum Fit: String, Sendable, CaseIterable { case contain, cover, fill }
     public enum Crop: String, Sendable, CaseIterable { case center, top, bottom, left, right, entropy, attention }
@@ -35,44 +35,18 @@ public struct TransformOptions: Sendable, Hashable {
         normalize()
     }
 
-    /// Drops what cannot matter, so it cannot split the cache.
+    /// Drops what cannot matter, so it cannot split the cache. The one statement of these
+    /// rules: the client's normal form (`ThumbnailOptions.normalQueryItems`) applies them too.
     public mutating func normalize() {
         if width == nil || height == nil { fit = .contain }
         if fit != .cover { crop = .center }
-        if let format, !format.usesQuality { quality = nil }
         // Known formats that cannot use them drop them; an unsettled format keeps them until it is.
-        if let format, format != .jpeg && format != .png { progressive = false }
-        if let format, format != .webp { animated = false }
+        if let format, !format.usesQuality { quality = nil }
+        if let format, !format.usesProgressive { progressive = false }
+        if let format, !format.keepsFrames { animated = false }
     }
 
     /// Whether the output keeps every frame: asked for, and WebP (an unsettled format becomes
     /// JPEG or PNG, which have one frame).
-    public var keepsFrames: Bool { animated && format == .webp }
-
-    /// The options with the output format fixed for a source (no-op when already set).
-    public func resolved(for source: ImageFormat?) -> TransformOptions {
-        var copy = self
-        if copy.format == nil {
-            copy.format = OutputFormat.defaultOutput(for: source)
-            copy.normalize()
-        }
-        return copy
-    }
-
-    /// `w=300,h=200,fit=cover,crop=center,enlarge=0,fm=webp,q=80`: stable across releases
-    /// and restarts, since ETags and cache keys are derived from it.
-    public var canonicalText: String {
-        var parts: [String] = []
-        parts.append("w=\(width.map(String.init) ?? "-")")
-        parts.append("h=\(height.map(String.init) ?? "-")")
-        parts.append("fit=\(fit.rawValue)")
-        parts.append("crop=\(crop.rawValue)")
-        parts.append("enlarge=\(enlarge ? 1 : 0)")
-        parts.append("fm=\(format?.rawValue ?? "source")")
-        parts.append("q=\(quality.map(String.init) ?? "-")")
-        // Only when on, so the keys and ETags of everything made before these existed stay valid.
-        if progressive { parts.append("pr=1") }
-        if animated { parts.append("anim=1") }
-        return parts.joined(separator: ",")
-    }
+    public var keepsFrames: Bool { animated && format?.keepsFrames == true }
 }

@@ -1,7 +1,13 @@
 import Crypto
+import WireCoding
 
-/// Signed request targets: `s` is the lowercase hex of the first 16 bytes of
+/// Signed request targets, as the server checks them when `security.key` is set and as a
+/// backend signs them for its apps: `s` is the lowercase hex of the first 16 bytes of
 /// HMAC-SHA256(key, target without `s`), and it must be the last parameter.
+///
+/// - Important: Never ship a signing key inside an app: anyone can read it out of the binary
+///   and sign any transform, which is what the key exists to prevent. Sign on a backend you
+///   control and hand the app finished URLs.
 public struct URLSigner: Sendable {
     private let key: SymmetricKey
 
@@ -10,21 +16,13 @@ public struct URLSigner: Sendable {
     }
 
     /// The signature of `message` (a target without `s`).
-    public func signature(of message: Substring) -> String {
-        let mac = HMAC<SHA256>.authenticationCode(for: Array(message.utf8), using: key)
-        let hex = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(32)
-        for byte in Array(mac).prefix(16) {
-            out.append(hex[Int(byte >> 4)])
-            out.append(hex[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
+    public func signature(of message: some StringProtocol) -> String {
+        Hex.lowercase(Array(HMAC<SHA256>.authenticationCode(for: Array(message.utf8), using: key)).prefix(16))
     }
 
     /// `target` with its signature appended as the last parameter.
     public func sign(_ target: String) -> String {
-        target + (target.contains("?") ? "&" : "?") + "s=" + signature(of: Substring(target))
+        target + (target.contains("?") ? "&" : "?") + "s=" + signature(of: target)
     }
 
     public enum Refusal: Error, Equatable {
@@ -41,7 +39,7 @@ public struct URLSigner: Sendable {
     }
 
     /// The signed message and the given signature: `s` must be present, once, and last.
-    static func split(_ target: String) throws(Refusal) -> (message: Substring, signature: Substring) {
+    public static func split(_ target: String) throws(Refusal) -> (message: Substring, signature: Substring) {
         guard let q = target.firstIndex(of: "?") else { throw .missing }
         let query = target[target.index(after: q)...]
         let pieces = query.split(separator: "&", omittingEmptySubsequences: false)

@@ -17,23 +17,27 @@ public enum PercentCoding {
         return out
     }
 
-    /// Encodes every byte but the unreserved ones (and `/` when `keepingSlashes`), so the
-    /// result can go into a path (or, without slashes, a query value).
+    /// Encodes every byte but the unreserved ones (and `/` when `keepingSlashes`), with
+    /// upper-case hex, so the result can go into a path (or, without slashes, a query value).
+    /// The server's links and the client's URLs are both made here, so they are byte-identical.
     public static func encode(_ text: String, keepingSlashes: Bool) -> String {
-        var out = ""
+        let hex: StaticString = "0123456789ABCDEF"
+        var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count)
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
                  UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
+                out.append(byte)
             case UInt8(ascii: "/") where keepingSlashes:
-                out.unicodeScalars.append(Unicode.Scalar(byte))
+                out.append(byte)
             default:
-                out += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 15, radix: 16, uppercase: true)
+                out.append(UInt8(ascii: "%"))
+                out.append(hex.utf8Start[Int(byte >> 4)])
+                out.append(hex.utf8Start[Int(byte & 0x0F)])
             }
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
     private static func hexValue(_ c: UInt8) -> UInt8? {

@@ -1,0 +1,44 @@
+import HTTP
+import ThumbdProtocol
+
+/// What `/img` and `/proxy` share once they know the source and the transform: the request's
+/// own headers read (Client Hints, `Accept`), the source's version read once, the thumbnail
+/// service asked, and its answer presented.
+struct ThumbnailEndpoint: Sendable {
+    let service: ThumbnailService
+    let presenter: ThumbnailPresenter
+
+    /// Answers `request` with a thumbnail of `transform`: sizes from the request's Client
+    /// Hints when it asks for them (a 400 when `w=auto` has none), the format negotiated from
+    /// `Accept` when it says `fm=auto`; at once from a tier on a hit, later (from the worker
+    /// pool) otherwise.
+    func answer(_ request: HTTPRequest, transform: TransformRequest, of source: some ThumbnailSource,
+                responder: HTTPResponder, memo: IdentityMemo? = nil) throws(ParameterError) {
+        let (resolved, dpr) = try transform.resolved(with: ClientHints(request.headers))
+        var variance = AnswerVariance(negotiatedFormat: transform.negotiatesFormat)
+        if let use = transform.hints {
+            variance.usedDPRHint = use.dpr
+            variance.usedWidthHint = use.width
+            variance.appliedDPR = dpr
+        }
+        // Sizes from Client Hints differ per request: no memoized identity for those.
+        let thumbnail = ThumbnailRequest(transform: resolved, negotiated: FormatNegotiation.negotiated(for: resolved, request),
+                                         memo: variance.usesHints ? nil : memo)
+        let version = source.knownVersion
+        if let hit = service.cached(thumbnail, of: source, at: version) {
+            return responder.respond(presenter.response(to: request, hit, variance: variance))
+        }
+        service.make(thumbnail, of: source, at: version, for: waiter(responder, request, variance))
+    }
+
+    /// Answers `request` with the source as it is (a remote original), fetched once for
+    /// every request that asks for it meanwhile.
+    func original(_ request: HTTPRequest, of source: some ThumbnailSource, responder: HTTPResponder) {
+        service.original(of: source, for: waiter(responder, request, .none))
+    }
+
+    private func waiter(_ responder: HTTPResponder, _ request: HTTPRequest, _ variance: AnswerVariance) -> ThumbnailService.Waiter {
+        ThumbnailService.Waiter(isCancelled: { responder.isCancelled },
+                                deliver: { [presenter] answer in responder.respond(presenter.response(to: request, answer, variance: variance)) })
+    }
+}

@@ -1,0 +1,88 @@
+import Cache
+import HTTP
+import WireCoding
+
+/// Builds every response field of a thumbnail answer (and of a remote original served as it
+/// is), in one place: the fields every image carries (`ImageFields`), `Vary` and
+/// `Content-DPR` (`AnswerVariance`), `X-Cache`, `Server-Timing`, and the validators. The
+/// heads prepared for hits are made here too, so a hit and a miss of one variant say the same.
+struct ThumbnailPresenter: Sendable {
+    let fields: ImageFields
+
+    /// The body and facts of a variant, whichever tier holds it.
+    struct Content: Sendable {
+        var body: ResponseBody
+        var contentType: String
+        var etag: String
+        /// Seconds since the epoch; 0: none.
+        var lastModified: Int
+
+        init(body: ResponseBody, contentType: String, etag: String, lastModified: Int) {
+            self.body = body
+            self.contentType = contentType
+            self.etag = etag
+            self.lastModified = lastModified
+        }
+
+        init(_ variant: CachedVariant) {
+            self.init(body: .bytes(variant.bytes), contentType: variant.contentType, etag: variant.etag,
+                      lastModified: variant.lastModified)
+        }
+    }
+
+    func representation(_ content: Content, tier: CacheTier?, steps: [WorkStep], variance: AnswerVariance) -> Representation {
+        var headers = fields.headers
+        if let vary = variance.varyValue { headers.add("Vary", vary) }
+        headers.add("X-Cache", tier?.rawValue ?? "miss")
+        headers.add("Server-Timing", Self.timing(tier: tier, steps: steps).fieldValue)
+        if let dpr = variance.appliedDPR { headers.add("Content-DPR", DecimalText.format(dpr)) }
+        return Representation(contentType: content.contentType, body: content.body, etag: EntityTag(content.etag),
+                              lastModified: Self.timestamp(content.lastModified), headers: headers)
+    }
+
+    /// The response to `request` for what the service answered.
+    func response(to request: HTTPRequest, _ answer: ThumbnailAnswer, variance: AnswerVariance) -> HTTPResponse {
+        switch answer {
+        case .variant(let found):
+            var response = representation(Content(found.variant), tier: found.tier, steps: found.steps, variance: variance)
+                .response(to: request)
+            response.annotation = found.tier?.rawValue ?? "miss"
+            return response
+        case .failed(let failure):
+            return failure.response
+        }
+    }
+
+    /// A hit's response: from the prepared heads when the request used no Client Hint.
+    func response(to request: HTTPRequest, _ hit: VariantStore.Hit, variance: AnswerVariance) -> HTTPResponse {
+        var response = variance.usesHints
+            ? representation(hit.content, tier: hit.tier, steps: [], variance: variance).response(to: request)
+            : hit.prepared[variance.negotiatedFormat].response(to: request)
+        response.annotation = hit.tier.rawValue
+        return response
+    }
+
+    /// The heads a hit from `tier` is answered with, without and with `Vary: Accept`.
+    func prepared(_ content: Content, tier: CacheTier) -> PreparedVariant {
+        PreparedVariant(plain: PreparedRepresentation(representation(content, tier: tier, steps: [], variance: .none)),
+                        varying: PreparedRepresentation(representation(content, tier: tier, steps: [],
+                                                                       variance: AnswerVariance(negotiatedFormat: true))))
+    }
+
+    /// Hits name their tier (a lookup's few microseconds are not worth a `dur`); the rest
+    /// list the steps that ran.
+    static func timing(tier: CacheTier?, steps: [WorkStep]) -> ServerTiming {
+        if steps.isEmpty, let tier { return ServerTiming([ServerTiming.Step("cache", description: tier.rawValue)]) }
+        return ServerTiming(steps.map { step in
+            switch step {
+            case .read(let seconds): ServerTiming.Step("read", duration: seconds)
+            case .fetch(let seconds): ServerTiming.Step("fetch", duration: seconds)
+            case .original(let tier, let seconds): ServerTiming.Step("original", duration: seconds, description: tier.rawValue)
+            case .transform(let seconds): ServerTiming.Step("transform", duration: seconds)
+            }
+        })
+    }
+
+    /// A Last-Modified from seconds: none when the source had none (0).
+    static func timestamp(_ seconds: Int) -> Timestamp? { seconds > 0 ? Timestamp(seconds: seconds) : nil }
+}

@@ -1,0 +1,16 @@
+/// Decimals for header values and query parameters: no exponent, no sign, at most
+/// `fractionDigits` fraction digits (rounded), no trailing zeros (2 -> "2", 1.5 -> "1.5",
+/// 2.625 -> "2.625"). Non-negative values only.
+public enum DecimalText {
+    public static func format(_ value: Double, fractionDigits: Int = 3) -> String {
+        var scale = 1
+        for _ in 0..<fractionDigits { scale *= 10 }
+        let scaled = Int((value * Double(scale)).rounded())
+        let fraction = scaled % scale
+        guard fraction > 0 else { return String(scaled / scale) }
+        var digits = String(fraction)
+        while digits.count < fractionDigits { digits = "0" + digits }
+        while digits.hasSuffix("0") { digits.removeLast() }
+        return String(scaled / scale) + "." + digits
+    }
+}
