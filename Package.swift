@@ -79,7 +79,7 @@ let package = Package(
         ]),
         // Fuzz targets in one binary: libFuzzer drives it under `make fuzz`; built normally it
         // replays the kept corpus (Tests/Fuzz/corpus) in `make test`.
-        .executableTarget(name: "thumbd-fuzz", dependencies: ["HTTP", "Cache", "Imaging", "Thumbd"]),
+        .executableTarget(name: "thumbd-fuzz", dependencies: ["HTTP", "Cache", "Imaging", "Thumbd", "ThumbdProtocol"]),
         // ThumbHash placeholders, encoded by the server and decoded by it and by the client. Pure Swift.
         .target(name: "ThumbHash"),
         // The Swift client: URLs, listing, loader, caches, resume, cell bindings. Foundation only.
@@ -107,6 +107,7 @@ let package = Package(
             "TestSupport",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
+        .testTarget(name: "FileSystemTests", dependencies: ["FileSystem"]),
         .testTarget(name: "WireCodingTests", dependencies: [
             "WireCoding",
             .product(name: "PropertyBased", package: "swift-property-based"),

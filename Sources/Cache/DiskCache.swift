@@ -204,11 +204,10 @@ public final class DiskCache: Sendable {
                 _ = $0.open.remove(key.hash)  // changed since it was checked: check it again
             }
         }
-        guard known || !isIndexed, let (fd, data) = Self.openAndRead(filePath(for: key.hash)) else {
+        guard known || !isIndexed, let (file, data) = Self.openAndRead(filePath(for: key.hash)) else {
             tables.withLock { $0.stats.misses += 1 }
             return nil
         }
-        let file = OpenFile(adopting: fd)
         switch CacheEntryCodec.decode(data, expecting: key) {
         case .success(let variant):
             var evicted: [String] = []
@@ -220,7 +219,7 @@ public final class DiskCache: Sendable {
             let hit = DiskHit(file: file, bodyOffset: Int64(data.count - variant.bytes.count), bodyLength: Int64(variant.bytes.count),
                               contentType: variant.contentType, etag: variant.etag, lastModified: variant.lastModified, variant: nil,
                               memo: EntryMemo())
-            if let version = FileVersion(descriptor: fd) {
+            if let version = FileVersion(descriptor: file.descriptor) {
                 tables.withLock { _ = $0.open.put(key.hash, OpenEntry(hit: hit, version: version), cost: 1) }
             }
             return DiskHit(file: file, bodyOffset: hit.bodyOffset, bodyLength: hit.bodyLength, contentType: hit.contentType,
@@ -295,10 +294,9 @@ public final class DiskCache: Sendable {
         var removed = 0
         var head = [UInt8](repeating: 0, count: 16 * 1024)
         for hash in hashes {
-            let fd = Glibc.open(filePath(for: hash), O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { continue }
-            let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
-            close(fd)
+            guard let file = FileDescriptor(adopting: Glibc.open(filePath(for: hash), O_RDONLY | O_CLOEXEC)) else { continue }
+            let n = head.withUnsafeMutableBytes { pread(file.raw, $0.baseAddress, $0.count, 0) }
+            file.close()
             guard n > 0, let key = CacheEntryCodec.keyText(Array(head[0..<n])), shouldRemove(key) else { continue }
             remove(hash)
             removed += 1
@@ -316,14 +314,14 @@ public final class DiskCache: Sendable {
 
     /// Creates `path` and writes `parts` to it in order, straight from the arrays.
     static func write(_ parts: [[UInt8]], to path: String) throws {
-        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(errno))]) }
-        defer { close(fd) }
+        guard let file = FileDescriptor(adopting: Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(errno))])
+        }
         for part in parts {
             try part.withUnsafeBytes { raw in
                 var offset = 0
                 while offset < raw.count {
-                    let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                    let n = Glibc.write(file.raw, raw.baseAddress! + offset, raw.count - offset)
                     if n < 0 && errno == EINTR { continue }
                     guard n > 0 else {
                         throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(errno))])
@@ -336,14 +334,11 @@ public final class DiskCache: Sendable {
 
     /// Opens the file and reads it whole (entries are small), without Foundation's Data in
     /// between; the descriptor stays open for the caller.
-    static func openAndRead(_ path: String) -> (Int32, [UInt8])? {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+    static func openAndRead(_ path: String) -> (OpenFile, [UInt8])? {
+        guard let file = FileDescriptor(adopting: Glibc.open(path, O_RDONLY | O_CLOEXEC)) else { return nil }
+        let fd = file.raw
         var st = stat()
-        guard fstat(fd, &st) == 0, st.st_size > 0, st.st_size < Int64(Int32.max) else {
-            close(fd)
-            return nil
-        }
+        guard fstat(fd, &st) == 0, st.st_size > 0, st.st_size < Int64(Int32.max) else { return nil }
         let size = Int(st.st_size)
         let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
             var done = 0
@@ -354,11 +349,8 @@ public final class DiskCache: Sendable {
             }
             count = done
         }
-        guard bytes.count == size else {
-            close(fd)
-            return nil
-        }
-        return (fd, bytes)
+        guard bytes.count == size else { return nil }
+        return (OpenFile(file), bytes)
     }
 
     /// Where the entry for `hash` lives (plain string work: URL building is slow on a hot path).

@@ -40,12 +40,11 @@ public enum DirectoryWalker {
             }
             if isDirectory {
                 guard descend(name, depth) else { continue }
-                let child = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                guard child >= 0 else { continue }
-                guard let sub = fdopendir(child) else {
-                    close(child)
-                    continue
-                }
+                guard let child = FileDescriptor(adopting: openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)),
+                      let sub = fdopendir(child.raw)
+                else { continue }
+                // The stream owns it now: closedir closes it.
+                _ = child.release()
                 walk(sub, prefix: prefix + name + "/", depth: depth + 1, descend: descend, include: include, visit: visit)
             } else if type == UInt8(DT_REG) || type == UInt8(DT_UNKNOWN) {
                 guard include(name, depth), let version = FileVersion(name: name, in: fd) else { continue }

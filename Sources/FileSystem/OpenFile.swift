@@ -5,9 +5,9 @@ import Glibc
 /// An open, read-only file descriptor shared by the responses that stream from it;
 /// closed when the last of them is done.
 public final class OpenFile: Sendable {
-    public let descriptor: Int32
+    private let owned: FileDescriptor
 
-    public init(adopting descriptor: Int32) { self.descriptor = descriptor }
+    public init(_ descriptor: consuming FileDescriptor) { owned = descriptor }
 
-    deinit { close(descriptor) }
+    public var descriptor: Int32 { owned.raw }
 }

@@ -64,6 +64,8 @@ final class RawListener: @unchecked Sendable {
     let port: Int
     let accepted = Counter()
     let bytesSent = Mutex(0)
+    /// Signalled each time a streaming client's thread has sent its last byte.
+    let streamEnded = DispatchSemaphore(value: 0)
 
     init(streamBody: Bool) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -99,6 +101,7 @@ final class RawListener: @unchecked Sendable {
                         bytesSent.withLock { $0 += n }
                     }
                     close(client)
+                    streamEnded.signal()
                 }.start()
             }
         }.start()
@@ -213,7 +216,8 @@ final class RawListener: @unchecked Sendable {
         let f = try fixture { $0.limits.maxSourceBytes = 1 << 20 }
         let response = try proxy(f, "http://127.0.0.1:\(listener.port)/endless.jpg", "&w=50")
         #expect(response.status == 413)
-        Thread.sleep(forTimeInterval: 0.2)
+        // The count is final once the origin's sender saw the connection go.
+        #expect(listener.streamEnded.wait(timeout: .now() + 30) == .success)
         let sent = listener.bytesSent.withLock { $0 }
         #expect(sent < 16 << 20, "the origin got \(sent) bytes out: the fetch must stop near the 1 MiB limit")
     }
@@ -254,8 +258,12 @@ final class RawListener: @unchecked Sendable {
             let response = try proxy(f, url, "&w=10")
             #expect(response.status == 403, "\(url): \(response.status) \(response.text)")
         }
-        Thread.sleep(forTimeInterval: 0.1)
-        #expect(listener.accepted.count == 0)
+        // One connection of our own, after all of them: the listener accepts in order, so once
+        // it has counted this one it has counted any the proxy made before.
+        let own = try RawHTTPClient(port: p)
+        #expect(eventually(timeout: 30) { listener.accepted.count >= 1 })
+        withExtendedLifetime(own) {}
+        #expect(listener.accepted.count == 1)
     }
 }
 

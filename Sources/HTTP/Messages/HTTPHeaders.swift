@@ -19,42 +19,42 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
     public var count: Int { fields.count }
 
     /// The first value of `name`, or nil.
-    public subscript(name: String) -> String? {
-        for field in fields where field.name.equalsIgnoringASCIICase(name) { return field.value }
+    public subscript(name: HTTPFieldName) -> String? {
+        for field in fields where field.name.equalsIgnoringASCIICase(name.text) { return field.value }
         return nil
     }
 
     /// Every value of `name`, in order.
-    public func values(_ name: String) -> [String] {
-        fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
+    public func values(_ name: HTTPFieldName) -> [String] {
+        fields.filter { $0.name.equalsIgnoringASCIICase(name.text) }.map(\.value)
     }
 
-    public func contains(_ name: String) -> Bool { self[name] != nil }
+    public func contains(_ name: HTTPFieldName) -> Bool { self[name] != nil }
 
     /// How many fields are called `name`.
-    public func count(of name: String) -> Int {
+    public func count(of name: HTTPFieldName) -> Int {
         var n = 0
-        for field in fields where field.name.equalsIgnoringASCIICase(name) { n += 1 }
+        for field in fields where field.name.equalsIgnoringASCIICase(name.text) { n += 1 }
         return n
     }
 
-    public mutating func add(_ name: String, _ value: String) {
-        fields.append((name: name, value: value))
+    public mutating func add(_ name: HTTPFieldName, _ value: String) {
+        fields.append((name: name.text, value: value))
     }
 
     /// Replaces every field called `name` by one with `value`.
-    public mutating func set(_ name: String, _ value: String) {
+    public mutating func set(_ name: HTTPFieldName, _ value: String) {
         remove(name)
-        fields.append((name: name, value: value))
+        fields.append((name: name.text, value: value))
     }
 
-    public mutating func remove(_ name: String) {
-        fields.removeAll { $0.name.equalsIgnoringASCIICase(name) }
+    public mutating func remove(_ name: HTTPFieldName) {
+        fields.removeAll { $0.name.equalsIgnoringASCIICase(name.text) }
     }
 
     /// True when a comma-separated field (Connection, for instance) lists `token`.
-    public func hasToken(_ token: String, in name: String) -> Bool {
-        for field in fields where field.name.equalsIgnoringASCIICase(name) {
+    public func hasToken(_ token: String, in name: HTTPFieldName) -> Bool {
+        for field in fields where field.name.equalsIgnoringASCIICase(name.text) {
             for item in field.value.split(separator: ",") where item.trimmingOWS().equalsIgnoringASCIICase(token) {
                 return true
             }

@@ -66,7 +66,7 @@ public struct HTTPRequest: Sendable {
         for field in headers {
             let name = field.name.utf8
             guard name.count >= 5 else { continue }
-            if name.count == 5 && field.name.equalsIgnoringASCIICase("Range") { return true }
+            if name.count == 5 && field.name.equalsIgnoringASCIICase(HTTPFieldName.range.text) { return true }
             var i = name.makeIterator()
             if let a = i.next(), let b = i.next(), let c = i.next(), asciiLower(a) == 0x69, asciiLower(b) == 0x66, c == 0x2D {
                 return true
@@ -78,8 +78,8 @@ public struct HTTPRequest: Sendable {
     /// Whether the client wants the connection kept open after this exchange.
     public var wantsKeepAlive: Bool {
         switch version {
-        case .http11: !headers.hasToken("close", in: "Connection")
-        case .http10: headers.hasToken("keep-alive", in: "Connection")
+        case .http11: !headers.hasToken("close", in: .connection)
+        case .http10: headers.hasToken("keep-alive", in: .connection)
         }
     }
 }

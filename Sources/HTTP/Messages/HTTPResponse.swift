@@ -26,7 +26,7 @@ public struct HTTPResponse: Sendable {
     /// A small JSON or text body with its content type.
     public init(status: HTTPStatus = .ok, contentType: String, body: String, headers: HTTPHeaders = HTTPHeaders()) {
         var headers = headers
-        headers.set("Content-Type", contentType)
+        headers.set(.contentType, contentType)
         self.init(status: status, headers: headers, body: .text(body))
     }
 }

@@ -22,37 +22,30 @@ public struct ProblemDetails: Sendable, Equatable {
             && lhs.extensions.map(\.0) == rhs.extensions.map(\.0) && lhs.extensions.map(\.1) == rhs.extensions.map(\.1)
     }
 
-    public var json: String {
-        var members = [("type", JSONText.quote(type)), ("title", JSONText.quote(title)),
-                       ("status", String(status.code)), ("detail", JSONText.quote(detail))]
-        members += extensions.map { ($0.0, JSONText.quote($0.1)) }
-        return "{" + members.map { JSONText.quote($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
-    }
+    public var json: String { JSONBody.encode(self) }
 
     public var response: HTTPResponse {
         var headers = HTTPHeaders()
-        headers.add("Cache-Control", "no-store")
+        headers.add(.cacheControl, "no-store")
         return HTTPResponse(status: status, contentType: "application/problem+json", body: json, headers: headers)
     }
 }
 
-/// Minimal JSON string quoting, enough for the server's own small documents.
-public enum JSONText {
-    public static func quote(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+extension ProblemDetails: Encodable {
+    private struct Member: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.init(stringValue) }
+        init?(intValue: Int) { nil }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var members = encoder.container(keyedBy: Member.self)
+        try members.encode(type, forKey: Member("type"))
+        try members.encode(title, forKey: Member("title"))
+        try members.encode(status.code, forKey: Member("status"))
+        try members.encode(detail, forKey: Member("detail"))
+        for (name, value) in extensions { try members.encode(value, forKey: Member(name)) }
     }
 }

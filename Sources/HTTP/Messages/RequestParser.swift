@@ -84,7 +84,7 @@ public enum RequestParser {
             guard end > pos, buf[end - 1] == cr else { return fail(.badRequest, "header line must end in CRLF") }
             if end - 1 == pos { pos = end + 1; break }  // empty line: end of the head
             switch parseField(buf, pos, end - 1) {
-            case .success(let field): headers.add(field.0, field.1)
+            case .success(let field): headers.add(HTTPFieldName(field.0), field.1)
             case .failure(let failure): return .failure(failure)
             }
             pos = end + 1
@@ -210,15 +210,15 @@ public enum RequestParser {
 
     /// Framing and host rules that depend on the whole head.
     private static func checkSemantics(_ request: inout HTTPRequest) -> Failure? {
-        let hosts = request.headers.count(of: "Host")
+        let hosts = request.headers.count(of: .host)
         if hosts > 1 || (request.version == .http11 && hosts == 0) {
             return Failure(status: .badRequest, detail: "a request needs exactly one Host header (HTTP/1.0: at most one)")
         }
-        if let host = request.headers["Host"], !isValidHost(host.utf8) {
+        if let host = request.headers[.host], !isValidHost(host.utf8) {
             return Failure(status: .badRequest, detail: "the Host header is not a host name or address with an optional port")
         }
-        let lengths = request.headers.contains("Content-Length") ? request.headers.values("Content-Length") : []
-        if request.headers.contains("Transfer-Encoding") {
+        let lengths = request.headers.contains(.contentLength) ? request.headers.values(.contentLength) : []
+        if request.headers.contains(.transferEncoding) {
             if !lengths.isEmpty { return Failure(status: .badRequest, detail: "both Transfer-Encoding and Content-Length") }
             request.hasTransferEncoding = true
         }

@@ -34,26 +34,26 @@ public struct Representation: Sendable {
     public func evaluate(_ request: HTTPRequest) -> Outcome {
         let isGetOrHead = request.method == .get || request.method == .head
         // §13.2.2 step 1-2: If-Match, else If-Unmodified-Since.
-        if let field = request.headers["If-Match"] {
+        if let field = request.headers[.ifMatch] {
             guard let list = EntityTag.List(parsing: field), let etag, list.containsStrongMatch(for: etag) else {
                 return .preconditionFailed
             }
-        } else if let field = request.headers["If-Unmodified-Since"], let date = HTTPDate.parse(field),
+        } else if let field = request.headers[.ifUnmodifiedSince], let date = HTTPDate.parse(field),
                   let lastModified, lastModified.seconds > date {
             return .preconditionFailed
         }
         // Step 3-4: If-None-Match, else If-Modified-Since.
-        if let field = request.headers["If-None-Match"] {
+        if let field = request.headers[.ifNoneMatch] {
             if let list = EntityTag.List(parsing: field), let etag, list.containsWeakMatch(for: etag), isGetOrHead {
                 return .notModified
             }
-        } else if isGetOrHead, let field = request.headers["If-Modified-Since"], let date = HTTPDate.parse(field),
+        } else if isGetOrHead, let field = request.headers[.ifModifiedSince], let date = HTTPDate.parse(field),
                   let lastModified, lastModified.seconds <= date {
             return .notModified
         }
         // Step 5: Range, guarded by If-Range.
-        guard isGetOrHead, let field = request.headers["Range"], let range = RangeRequest(parsing: field) else { return .full }
-        if let ifRange = request.headers["If-Range"], !ifRangeHolds(ifRange) { return .full }
+        guard isGetOrHead, let field = request.headers[.range], let range = RangeRequest(parsing: field) else { return .full }
+        if let ifRange = request.headers[.ifRange], !ifRangeHolds(ifRange) { return .full }
         let ranges = range.resolve(length: UInt64(body.count))
         return ranges.isEmpty ? .rangeNotSatisfiable : .partial(ranges)
     }
@@ -73,16 +73,16 @@ public struct Representation: Sendable {
     private var commonHeaders: HTTPHeaders {
         // `headers` holds only the caller's extras, so appending cannot duplicate a field.
         var headers = headers
-        if let etag { headers.add("ETag", etag.description) }
-        if let lastModified { headers.add("Last-Modified", lastModified.httpDate) }
-        headers.add("Accept-Ranges", "bytes")
+        if let etag { headers.add(.etag, etag.description) }
+        if let lastModified { headers.add(.lastModified, lastModified.httpDate) }
+        headers.add(.acceptRanges, "bytes")
         return headers
     }
 
     /// The fields of the full (200) response.
     var fullHeaders: HTTPHeaders {
         var headers = commonHeaders
-        headers.add("Content-Type", contentType)
+        headers.add(.contentType, contentType)
         return headers
     }
 
@@ -98,16 +98,16 @@ public struct Representation: Sendable {
             return ProblemDetails(.preconditionFailed, detail: "a precondition (If-Match or If-Unmodified-Since) does not hold").response
         case .rangeNotSatisfiable:
             var response = ProblemDetails(.rangeNotSatisfiable, detail: "no requested range starts before byte \(total)").response
-            response.headers.set("Content-Range", "bytes */\(total)")
+            response.headers.set(.contentRange, "bytes */\(total)")
             return response
         case .partial(let ranges) where ranges.count == 1:
             let r = ranges[0]
-            headers.add("Content-Type", contentType)
-            headers.add("Content-Range", "bytes \(r.lowerBound)-\(r.upperBound - 1)/\(total)")
+            headers.add(.contentType, contentType)
+            headers.add(.contentRange, "bytes \(r.lowerBound)-\(r.upperBound - 1)/\(total)")
             return HTTPResponse(status: .partialContent, headers: headers, body: body.slice(Int64(r.lowerBound)..<Int64(r.upperBound)))
         case .partial(let ranges):
             let boundary = Self.makeBoundary()
-            headers.add("Content-Type", "multipart/byteranges; boundary=\(boundary)")
+            headers.add(.contentType, "multipart/byteranges; boundary=\(boundary)")
             var multipart = ResponseBody()
             for r in ranges {
                 let partHead = "\r\n--\(boundary)\r\nContent-Type: \(contentType)\r\nContent-Range: bytes \(r.lowerBound)-\(r.upperBound - 1)/\(total)\r\n\r\n"

@@ -7,7 +7,9 @@ import Foundation
 /// Requests are answered strictly in order: the next pipelined request is parsed only when
 /// the previous response is fully written, which also bounds the memory a client can pin.
 final class Connection {
+    /// The socket's number, for the system calls (`socket` owns it).
     let fd: Int32
+    private var socket: FileDescriptor?
     /// The client's address, as text: formatted once per connection, for access logs.
     let peer: String
     /// The peer is a configured trusted proxy: its requests' `X-Forwarded-For` names the client.
@@ -39,8 +41,9 @@ final class Connection {
     private static let maxBufferedInput = 64 * 1024
     private static let inlineBodyBytes = 2 * 1024
 
-    init(fd: Int32, peer: String, loop: EventLoop, now: Double) {
-        self.fd = fd
+    init(socket: consuming FileDescriptor, peer: String, loop: EventLoop, now: Double) {
+        fd = socket.raw
+        self.socket = consume socket
         self.peer = peer
         self.loop = loop
         let configuration = loop.server.configuration
@@ -235,7 +238,7 @@ final class Connection {
         self.responder = responder
         loop.server.gauges.requestsInFlight.add(1, ordering: .relaxed)
         var client = peer
-        if peerIsTrusted, let forwarded = ForwardedFor.client(request.headers.values("X-Forwarded-For"), trusted: config.trustedProxies) {
+        if peerIsTrusted, let forwarded = ForwardedFor.client(request.headers.values(.xForwardedFor), trusted: config.trustedProxies) {
             client = forwarded
         }
         exchange = (request.method, request.version, request.target, started, client)
@@ -284,7 +287,7 @@ final class Connection {
             response = ProblemDetails(status, detail: "the request head did not arrive within \(config.headerTimeout) s").response
         } else {
             response = ProblemDetails(status, detail: "the response took longer than \(config.responseTimeout) s").response
-            response.headers.set("Retry-After", "1")
+            response.headers.set(.retryAfter, "1")
         }
         let exchange = self.exchange ?? (.get, .http11, "-", loop.now - config.headerTimeout, peer)
         let tag = responder?.tag ?? -1
@@ -433,8 +436,7 @@ final class Connection {
     }
 
     private func closeSocket() {
-        guard fd >= 0, !socketClosed else { return }
-        socketClosed = true
+        guard let owned = socket.take() else { return }
         if responder != nil {
             loop.server.gauges.requestsInFlight.subtract(1, ordering: .relaxed)
             responder?.cancel()
@@ -443,8 +445,6 @@ final class Connection {
         exchange = nil
         output.removeAll()
         loop.forget(self)
-        Glibc.close(fd)
+        owned.close()
     }
-
-    private var socketClosed = false
 }

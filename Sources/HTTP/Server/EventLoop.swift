@@ -8,9 +8,11 @@ import WireCoding
 /// another thread except `execute`, which queues a closure and wakes the loop via eventfd.
 final class EventLoop: @unchecked Sendable {
     let server: ServerCore
-    private let epfd: Int32
-    private let wakeFD: Int32
-    private var listenFD: Int32 = -1
+    private let epoll: FileDescriptor
+    private let wake: FileDescriptor
+    private var listener: FileDescriptor?
+    private var epfd: Int32 { epoll.raw }
+    private var wakeFD: Int32 { wake.raw }
     private var connections: [Int32: Connection] = [:]
     private let tasks = Locked<[@Sendable () -> Void]>([])
     private let threadID = Atomic<UInt>(0)
@@ -29,17 +31,19 @@ final class EventLoop: @unchecked Sendable {
     init(server: ServerCore) throws {
         self.server = server
         now = server.clock.now()
-        epfd = epoll_create1(Int32(EPOLL_CLOEXEC))
-        guard epfd >= 0 else { throw SocketError.system("epoll_create1", errno) }
-        wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
-        guard wakeFD >= 0 else { throw SocketError.system("eventfd", errno) }
+        guard let epoll = FileDescriptor(adopting: epoll_create1(Int32(EPOLL_CLOEXEC))) else {
+            throw SocketError.system("epoll_create1", errno)
+        }
+        guard let wake = FileDescriptor(adopting: eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))) else {
+            throw SocketError.system("eventfd", errno)
+        }
+        _ = csys_epoll_add(epoll.raw, wake.raw, csys_epollin(), Self.wakeToken)
+        self.epoll = epoll
+        self.wake = wake
         readBuffer = .allocate(byteCount: Self.readChunk, alignment: 16)
-        _ = csys_epoll_add(epfd, wakeFD, csys_epollin(), Self.wakeToken)
     }
 
     deinit {
-        close(epfd)
-        close(wakeFD)
         readBuffer.deallocate()
     }
 
@@ -49,9 +53,9 @@ final class EventLoop: @unchecked Sendable {
 
     var isDraining: Bool { draining }
 
-    func adoptListener(_ fd: Int32) {
-        listenFD = fd
-        _ = csys_epoll_add(epfd, fd, csys_epollin(), Self.listenToken)
+    func adoptListener(_ socket: consuming FileDescriptor) {
+        _ = csys_epoll_add(epfd, socket.raw, csys_epollin(), Self.listenToken)
+        listener = consume socket
     }
 
     /// Runs `task` on this loop's thread.
@@ -114,15 +118,14 @@ final class EventLoop: @unchecked Sendable {
         // A few per wake-up, so the loops sharing a port share the clients too.
         var peer = [CChar](repeating: 0, count: 64)
         for _ in 0..<16 {
-            let fd = csys_accept_nonblocking(listenFD, &peer, peer.count)
-            if fd < 0 { return }
-            guard server.reserveConnection() else {
-                close(fd)
-                continue
-            }
+            guard let listenFD = listener?.raw else { return }
+            guard let socket = FileDescriptor(adopting: csys_accept_nonblocking(listenFD, &peer, peer.count)) else { return }
+            // Over the limit: closed at once.
+            guard server.reserveConnection() else { continue }
+            let fd = socket.raw
             var one: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-            let connection = Connection(fd: fd, peer: String(cString: peer), loop: self, now: now)
+            let connection = Connection(socket: socket, peer: String(cString: peer), loop: self, now: now)
             connections[fd] = connection
             if csys_epoll_add(epfd, fd, connection.wantedEvents.rawValue, UInt64(fd)) != 0 {
                 connection.close()
@@ -131,10 +134,9 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func closeListener() {
-        guard listenFD >= 0 else { return }
-        _ = csys_epoll_del(epfd, listenFD)
-        close(listenFD)
-        listenFD = -1
+        guard let socket = listener.take() else { return }
+        _ = csys_epoll_del(epfd, socket.raw)
+        socket.close()
     }
 
     // MARK: - Called by connections

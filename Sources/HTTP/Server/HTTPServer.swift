@@ -73,9 +73,9 @@ public final class HTTPServer: Sendable {
         var loops: [EventLoop] = []
         for _ in 0..<configuration.eventLoops {
             let loop = try EventLoop(server: core)
-            let fd = try Listener.open(address.with(port: boundPort), backlog: configuration.listenBacklog)
-            if boundPort == 0 { boundPort = Listener.boundPort(fd) }
-            loop.adoptListener(fd)
+            let listener = try Listener.open(address.with(port: boundPort), backlog: configuration.listenBacklog)
+            if boundPort == 0 { boundPort = Listener.boundPort(listener.raw) }
+            loop.adoptListener(listener)
             loops.append(loop)
         }
         self.loops = loops
@@ -153,9 +153,11 @@ struct SocketAddress {
 }
 
 enum Listener {
-    static func open(_ address: SocketAddress, backlog: Int32, reusePort: Bool = true) throws -> Int32 {
-        let fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw SocketError.system("socket", errno) }
+    static func open(_ address: SocketAddress, backlog: Int32, reusePort: Bool = true) throws -> FileDescriptor {
+        guard let socket = FileDescriptor(adopting: Glibc.socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+                                                                                  | Int32(SOCK_CLOEXEC.rawValue), 0))
+        else { throw SocketError.system("socket", errno) }
+        let fd = socket.raw
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         if reusePort { setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size)) }
@@ -163,22 +165,13 @@ enum Listener {
         let rc = withUnsafePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, address.length) }
         }
-        guard rc == 0 else {
-            let code = errno
-            close(fd)
-            throw SocketError.system("bind", code)
-        }
-        guard listen(fd, backlog) == 0 else {
-            let code = errno
-            close(fd)
-            throw SocketError.system("listen", code)
-        }
-        return fd
+        guard rc == 0 else { throw SocketError.system("bind", errno) }
+        guard listen(fd, backlog) == 0 else { throw SocketError.system("listen", errno) }
+        return socket
     }
 
     static func probeFree(_ address: SocketAddress) throws {
-        let fd = try open(address, backlog: 1, reusePort: false)
-        close(fd)
+        try open(address, backlog: 1, reusePort: false).close()
     }
 
     static func boundPort(_ fd: Int32) -> Int {

@@ -76,7 +76,9 @@ public final class ThumbdApp: HTTPHandler {
         responder.tag = route.rawValue
         if route == .server {
             // The parser lets `*` through for OPTIONS only (RFC 9110 §9.3.7): what the server allows.
-            return responder.respond(HTTPResponse(status: .ok, headers: HTTPHeaders([("Allow", purge == nil ? "GET, HEAD" : "GET, HEAD, POST")])))
+            var headers = HTTPHeaders()
+            headers.add(.allow, purge == nil ? "GET, HEAD" : "GET, HEAD, POST")
+            return responder.respond(HTTPResponse(status: .ok, headers: headers))
         }
         if route == .purge, purge == nil {
             return responder.respond(NoRoute(path: String(request.path)).response)

@@ -71,7 +71,9 @@ public enum ConfigLoader {
     /// The YAML file: sections of keys, plus `presets` (name -> parameter string).
     /// Returns where each preset was defined, for messages.
     @discardableResult
-    static func applyFile(_ text: String, named file: String, to config: inout ThumbdConfig) throws(ConfigError) -> [String: String] {
+    /// The keys of a YAML document applied to `config`; the presets it set, with where each
+    /// was set (for messages). Public for the fuzzer.
+    public static func applyFile(_ text: String, named file: String, to config: inout ThumbdConfig) throws(ConfigError) -> [String: String] {
         var presetPlaces: [String: String] = [:]
         let root: Node?
         do {

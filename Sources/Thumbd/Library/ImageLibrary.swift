@@ -8,7 +8,7 @@ import Imaging
 /// root are refused by the kernel itself, atomically, not by string checks alone.
 public final class ImageLibrary: Sendable {
     public let rootPath: String
-    private let rootFD: Int32
+    private let root: FileDescriptor
 
     public struct File: Sendable {
         public let handle: OpenFile
@@ -33,13 +33,12 @@ public final class ImageLibrary: Sendable {
 
     public init(root: String) throws {
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        let fd = Glibc.open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw SetupError(message: "cannot open the library root \(root): \(String(cString: strerror(errno)))") }
+        guard let descriptor = FileDescriptor(adopting: Glibc.open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) else {
+            throw SetupError(message: "cannot open the library root \(root): \(String(cString: strerror(errno)))")
+        }
         rootPath = root
-        rootFD = fd
+        self.root = descriptor
     }
-
-    deinit { close(rootFD) }
 
     /// The version of the file at `path` now (one stat, following a symlink as `open` would),
     /// or nil when there is no regular file there. Only compared with the version of a file
@@ -47,14 +46,14 @@ public final class ImageLibrary: Sendable {
     /// again by `open`, which refuses escapes.
     public func version(of path: LibraryPath) -> FileVersion? {
         var st = stat()
-        guard fstatat(rootFD, path.value, &st, 0) == 0 else { return nil }
+        guard fstatat(root.raw, path.value, &st, 0) == 0 else { return nil }
         return FileVersion(st)
     }
 
     public func open(_ path: LibraryPath) throws(LookupError) -> File {
-        let fd = csys_open_beneath(rootFD, path.value)
-        guard fd >= 0 else { throw .notFound }
-        let handle = OpenFile(adopting: fd)
+        guard let opened = FileDescriptor(adopting: csys_open_beneath(root.raw, path.value)) else { throw .notFound }
+        let handle = OpenFile(opened)
+        let fd = handle.descriptor
         guard let version = FileVersion(descriptor: fd) else { throw .notFound }
         var head = [UInt8](repeating: 0, count: ImageFormat.sniffLength)
         let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }

@@ -99,9 +99,8 @@ final class LibraryIndex: Sendable {
     }
 
     private static func read(_ path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
+        guard let file = FileDescriptor(adopting: open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) else { return nil }
+        let fd = file.raw
         var st = stat()
         guard fstat(fd, &st) == 0, st.st_size > 0, st.st_size < Int64(Int32.max) else { return nil }
         var bytes = [UInt8](repeating: 0, count: Int(st.st_size))

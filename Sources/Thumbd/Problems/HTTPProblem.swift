@@ -6,11 +6,11 @@ import HTTP
 protocol HTTPProblem: Error {
     var problem: ProblemDetails { get }
     /// Fields the response carries besides the problem (Retry-After, Allow, ...).
-    var fields: [(name: String, value: String)] { get }
+    var fields: [(name: HTTPFieldName, value: String)] { get }
 }
 
 extension HTTPProblem {
-    var fields: [(name: String, value: String)] { [] }
+    var fields: [(name: HTTPFieldName, value: String)] { [] }
 
     var response: HTTPResponse {
         var response = problem.response

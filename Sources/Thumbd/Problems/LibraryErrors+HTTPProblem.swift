@@ -19,12 +19,12 @@ extension ImageLibrary.LookupError: HTTPProblem {
         }
     }
 
-    var fields: [(name: String, value: String)] { self == .changing ? LibraryChange.changedWhileRead.fields : [] }
+    var fields: [(name: HTTPFieldName, value: String)] { self == .changing ? LibraryChange.changedWhileRead.fields : [] }
 }
 
 extension LibraryChange: HTTPProblem {
     /// The file is being rewritten: the client is asked to come back in a moment, when the
     /// new version is complete, rather than get bytes of neither version.
     var problem: ProblemDetails { ProblemDetails(.serviceUnavailable, detail: "the image is changing; try again shortly") }
-    var fields: [(name: String, value: String)] { [("Retry-After", "1")] }
+    var fields: [(name: HTTPFieldName, value: String)] { [(.retryAfter, "1")] }
 }

@@ -5,5 +5,5 @@ struct MethodNotAllowed: HTTPProblem {
     let method: String
     var allowed = "GET, HEAD"
     var problem: ProblemDetails { ProblemDetails(.methodNotAllowed, detail: "\(method) is not allowed here; use \(allowed)") }
-    var fields: [(name: String, value: String)] { [("Allow", allowed)] }
+    var fields: [(name: HTTPFieldName, value: String)] { [(.allow, allowed)] }
 }

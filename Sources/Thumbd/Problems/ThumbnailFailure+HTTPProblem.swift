@@ -11,7 +11,7 @@ extension ThumbnailFailure: HTTPProblem {
         }
     }
 
-    var fields: [(name: String, value: String)] {
+    var fields: [(name: HTTPFieldName, value: String)] {
         switch self {
         case .overloaded: Overloaded().fields
         case .source(let error as any HTTPProblem): error.fields

@@ -17,7 +17,7 @@ public enum FormatNegotiation {
 
     /// The modern format `request` accepts when `transform` negotiates one; nil otherwise.
     static func negotiated(for transform: TransformRequest, _ request: HTTPRequest) -> OutputFormat? {
-        transform.negotiatesFormat ? modernFormat(accept: request.headers["Accept"]) : nil
+        transform.negotiatesFormat ? modernFormat(accept: request.headers[.accept]) : nil
     }
 
     /// AVIF or WebP when `Accept` names them; nil when the answer is JPEG-or-PNG, which

@@ -22,10 +22,10 @@ struct GalleryRoute: Sendable {
         let selftest = query.pairs.contains { $0.name == "selftest" && $0.value == "1" }
         let accepted = pool.submit { [index, links] in
             var headers = HTTPHeaders()
-            headers.add("Content-Type", "text/html; charset=utf-8")
-            headers.add("Cache-Control", "no-cache")
+            headers.add(.contentType, "text/html; charset=utf-8")
+            headers.add(.cacheControl, "no-cache")
             // Browsers then send Sec-CH-DPR and Sec-CH-Width with the page's image requests.
-            headers.add("Accept-CH", ClientHints.accepted)
+            headers.add(.acceptCH, ClientHints.accepted)
             let html = Self.render(index.current(), page: page, selftest: selftest, links: links)
             responder.respond(HTTPResponse(headers: headers, body: .text(html)))
         }
@@ -196,7 +196,7 @@ struct GalleryRoute: Sendable {
         return links.url(first.path, "w=100&dpr=auto&fm=png")
     }
 
-    static func jsonString(_ s: String) -> String { JSONText.quote(s) }
+    static func jsonString(_ s: String) -> String { JSONBody.quoted(s) }
 
     static func html(_ s: String) -> String {
         var out = ""

@@ -32,6 +32,18 @@ struct ListingRoute: Sendable {
         return .success(paging)
     }
 
+    /// One image of the listing, as JSON.
+    struct ListedImage: Encodable {
+        var id: String
+        var width: Int
+        var height: Int
+        var bytes: Int64
+        var format: String
+        var url: String
+        var placeholder: String
+        var color: String
+    }
+
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {
         do {
             let paging = try Self.paging(QueryParameters(parsing: request.query)).get()
@@ -50,19 +62,17 @@ struct ListingRoute: Sendable {
         let end = min(snapshot.items.count, start + paging.limit)
         let page = snapshot.items[start..<end]
         let objects = page.map { item in
-            "{\"id\":\(JSONText.quote(item.path)),\"width\":\(item.width),\"height\":\(item.height),"
-                + "\"bytes\":\(item.bytes),\"format\":\(JSONText.quote(item.format.rawValue)),"
-                + "\"url\":\(JSONText.quote(links.url(item.path))),\"placeholder\":\(JSONText.quote(item.facts.placeholderBase64)),"
-                + "\"color\":\(JSONText.quote(item.facts.color))}"
+            ListedImage(id: item.path, width: item.width, height: item.height, bytes: item.bytes, format: item.format.rawValue,
+                        url: links.url(item.path), placeholder: item.facts.placeholderBase64, color: item.facts.color)
         }
         var headers = HTTPHeaders()
-        headers.add("Cache-Control", "no-cache")
+        headers.add(.cacheControl, "no-cache")
         if end < snapshot.items.count {
-            headers.add("Link", "</v1/images?page=\(paging.page + 1)&limit=\(paging.limit)>; rel=\"next\"")
+            headers.add(.link, "</v1/images?page=\(paging.page + 1)&limit=\(paging.limit)>; rel=\"next\"")
         }
-        headers.add("X-Total-Count", String(snapshot.items.count))
+        headers.add(.xTotalCount, String(snapshot.items.count))
         let etag = EntityTag("l" + StableHash.hex128("\(snapshot.fingerprint)|\(paging.page)|\(paging.limit)|\(links.signs)"))
-        return Representation(contentType: "application/json", body: .text("[" + objects.joined(separator: ",") + "]"),
+        return Representation(contentType: "application/json", body: .text(JSONBody.encode(objects)),
                               etag: etag, headers: headers)
     }
 }

@@ -11,8 +11,8 @@ struct MetricsRoute: Sendable {
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {
         collect()
         var headers = HTTPHeaders()
-        headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-        headers.add("Cache-Control", "no-store")
+        headers.add(.contentType, "text/plain; version=0.0.4; charset=utf-8")
+        headers.add(.cacheControl, "no-store")
         responder.respond(HTTPResponse(headers: headers, body: .bytes(metrics.render())))
     }
 

@@ -13,7 +13,7 @@ struct PurgeRoute: Sendable {
     /// A missing or wrong token.
     struct Unauthorized: HTTPProblem {
         var problem: ProblemDetails { ProblemDetails(.unauthorized, detail: "purging needs Authorization: Bearer with the admin token") }
-        var fields: [(name: String, value: String)] { [("WWW-Authenticate", "Bearer realm=\"thumbd\"")] }
+        var fields: [(name: HTTPFieldName, value: String)] { [(.wwwAuthenticate, "Bearer realm=\"thumbd\"")] }
     }
 
     enum Target: Equatable {
@@ -35,8 +35,8 @@ struct PurgeRoute: Sendable {
                         + (originals?.forget(url) ?? 0)
                 }
                 var headers = HTTPHeaders()
-                headers.add("Cache-Control", "no-store")
-                responder.respond(HTTPResponse(status: .ok, contentType: "application/json", body: "{\"removed\":\(removed)}",
+                headers.add(.cacheControl, "no-store")
+                responder.respond(HTTPResponse(status: .ok, contentType: "application/json", body: JSONBody.encode(["removed": removed]),
                                                headers: headers))
             }
             if !accepted { throw Overloaded() }
@@ -47,7 +47,7 @@ struct PurgeRoute: Sendable {
 
     /// `Bearer <token>`, compared in constant time.
     private func authorize(_ request: HTTPRequest) throws(Unauthorized) {
-        guard let field = request.headers["Authorization"] else { throw Unauthorized() }
+        guard let field = request.headers[.authorization] else { throw Unauthorized() }
         let value = field.trimmingOWS()
         guard value.count > 7, value.prefix(7).equalsIgnoringASCIICase("Bearer ") else { throw Unauthorized() }
         guard ConstantTime.equal(Array(value.dropFirst(7).trimmingOWS().utf8), token) else { throw Unauthorized() }

@@ -1,3 +1,5 @@
+import HTTP
+
 /// What of a request's own headers its answer depended on, which the answer must say: `Vary`
 /// on `Accept` for `fm=auto` and on the Client Hints used, and `Content-DPR` for the ratio
 /// `dpr=auto` applied. Requests that used no hint share prepared heads (with or without
@@ -16,9 +18,9 @@ struct AnswerVariance: Sendable, Equatable {
 
     /// The `Vary` field's value; nil when it varies on nothing.
     var varyValue: String? {
-        var names: [String] = negotiatedFormat ? ["Accept"] : []
-        if usedDPRHint { names.append("Sec-CH-DPR") }
-        if usedWidthHint { names.append("Sec-CH-Width") }
-        return names.isEmpty ? nil : names.joined(separator: ", ")
+        var names: [HTTPFieldName] = negotiatedFormat ? [.accept] : []
+        if usedDPRHint { names.append(.secCHDPR) }
+        if usedWidthHint { names.append(.secCHWidth) }
+        return names.isEmpty ? nil : names.map(\.text).joined(separator: ", ")
     }
 }

@@ -8,8 +8,8 @@ struct ImageFields: Sendable {
 
     init(cacheControl: String, acceptClientHints: Bool) {
         var headers = HTTPHeaders()
-        headers.add("Cache-Control", cacheControl)
-        if acceptClientHints { headers.add("Accept-CH", ClientHints.accepted) }
+        headers.add(.cacheControl, cacheControl)
+        if acceptClientHints { headers.add(.acceptCH, ClientHints.accepted) }
         self.headers = headers
     }
 }

@@ -32,10 +32,10 @@ struct ThumbnailPresenter: Sendable {
 
     func representation(_ content: Content, tier: CacheTier?, steps: [WorkStep], variance: AnswerVariance) -> Representation {
         var headers = fields.headers
-        if let vary = variance.varyValue { headers.add("Vary", vary) }
-        headers.add("X-Cache", tier?.rawValue ?? "miss")
-        headers.add("Server-Timing", Self.timing(tier: tier, steps: steps).fieldValue)
-        if let dpr = variance.appliedDPR { headers.add("Content-DPR", DecimalText.format(dpr)) }
+        if let vary = variance.varyValue { headers.add(.vary, vary) }
+        headers.add(.xCache, tier?.rawValue ?? "miss")
+        headers.add(.serverTiming, Self.timing(tier: tier, steps: steps).fieldValue)
+        if let dpr = variance.appliedDPR { headers.add(.contentDPR, DecimalText.format(dpr)) }
         return Representation(contentType: content.contentType, body: content.body, etag: EntityTag(content.etag),
                               lastModified: Self.timestamp(content.lastModified), headers: headers)
     }

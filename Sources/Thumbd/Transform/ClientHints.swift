@@ -12,8 +12,8 @@ public struct ClientHints: Sendable, Equatable {
     }
 
     public init(_ headers: HTTPHeaders) {
-        dpr = headers["Sec-CH-DPR"].flatMap { Double($0.trimmingOWS()) }.flatMap { $0.isFinite ? $0 : nil }
-        width = headers["Sec-CH-Width"].flatMap { Int($0.trimmingOWS()) }
+        dpr = headers[.secCHDPR].flatMap { Double($0.trimmingOWS()) }.flatMap { $0.isFinite ? $0 : nil }
+        width = headers[.secCHWidth].flatMap { Int($0.trimmingOWS()) }
     }
 
     /// What servers that use hints announce (`Accept-CH`).

@@ -3,14 +3,14 @@ import ThumbdProtocol
 
 extension TransformRequest {
     /// True when the query asks for any transform at all (a lone signature does not).
-    static func asksForTransform(_ query: QueryParameters) -> Bool {
+    public static func asksForTransform(_ query: QueryParameters) -> Bool {
         query.pairs.contains { $0.name != ThumbnailOptions.signatureParameter }
     }
 
     /// The transform a request's query asks for, its preset (`p`) expanded from `presets`:
     /// explicit parameters override the preset's, and every value is checked after merging.
     /// `maxDimension` bounds `w` and `h` (after `dpr`); `defaultQuality` is `q` when none is given.
-    init(query: QueryParameters, presets: [String: String] = [:], maxDimension: Int,
+    public init(query: QueryParameters, presets: [String: String] = [:], maxDimension: Int,
          defaultQuality: Int = OutputFormat.defaultQuality, defaultProgressive: Bool = false) throws(ParameterError) {
         let defaults = Defaults(maxDimension: maxDimension, quality: defaultQuality, progressive: defaultProgressive)
         var values = try ThumbnailOptions.collect(query.pairs, allowingPreset: true)

@@ -1,0 +1,9 @@
+import HTTP
+
+/// The fields thumbd adds of its own.
+extension HTTPFieldName {
+    /// Where an image answer came from: `memory`, `disk` or `miss`.
+    static let xCache: Self = "X-Cache"
+    /// The listing's total number of images.
+    static let xTotalCount: Self = "X-Total-Count"
+}
