@@ -1,6 +1,8 @@
 # thumbd: build with Swift 6 on Debian bookworm, run on bookworm-slim with libvips.
 #   docker build -t thumbd .
-#   docker run -p 8080:8080 -v "$PWD/images:/var/lib/thumbd/images" thumbd
+#   docker run -p 8080:8080 --read-only --tmpfs /tmp --stop-timeout 15 \
+#       -v "$PWD/images:/var/lib/thumbd/images:ro" -v thumbd-cache:/var/cache/thumbd thumbd
+# scripts/docker-test.sh (make test) builds and checks it; README, Docker.
 
 FROM swift:6.2-bookworm AS build
 # hadolint ignore=DL3008
@@ -11,8 +13,9 @@ WORKDIR /src
 COPY Package.swift ./
 COPY Sources Sources
 COPY Tests Tests
+# Stripped: 65 MB instead of 98.
 RUN swift build -c release --product thumbd --static-swift-stdlib \
-    && install -D .build/release/thumbd /out/thumbd
+    && install -D --strip .build/release/thumbd /out/thumbd
 
 FROM debian:bookworm-slim
 # The runtime's packages; scripts/check-runtime-libs.sh checks that every shared library the

@@ -31,7 +31,7 @@ test:
 	scripts/fuzz.sh 20
 	scripts/crash-test.sh
 	scripts/hadolint.sh
-	scripts/check-runtime-libs.sh
+	scripts/docker-test.sh
 
 # libFuzzer on every parser for FUZZ_SECONDS each (default 60); see scripts/fuzz.sh.
 FUZZ_SECONDS ?= 60

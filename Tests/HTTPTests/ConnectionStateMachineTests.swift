@@ -135,16 +135,37 @@ import Testing
         #expect(m.tick(at: 1000) == .none)
     }
 
-    @Test func drainingClosesIdleConnectionsAndEndsBusyOnesAfterTheirResponse() {
+    @Test func drainingShutsConnectionsForWritingThenWaitsForEachPeerToClose() {
+        // Idle: shut for writing at once (its last response may still be on its way).
         var idle = idleAfterOneExchange()
-        #expect(idle.drain() == .close)
+        #expect(idle.drain(at: 5) == .shutDownWriting)
+        #expect(idle.phase == .lingering)
+        // The linger timer runs out: while the server drains, it waits on for the peer...
+        #expect(idle.tick(at: 7) == .none)
+        #expect(idle.phase == .lingering && idle.timer == .init(kind: .linger, deadline: 9))
+        // ... which closes once it has read everything.
+        #expect(idle.peerFinishedSending(at: 8) == .close)
+        // Busy: after its response, which says Connection: close, the same.
         var busy = accepted()
         _ = busy.received(at: 1)
         busy.requestReceived(keepAlive: true, at: 1)
-        #expect(busy.drain() == .none)
+        #expect(busy.drain(at: 1.5) == .none)
         #expect(busy.closeAfterResponse)
         busy.responseReady(at: 2)
         #expect(busy.outputFlushed(bufferedInput: true, at: 2) == .shutDownWriting)
+        #expect(busy.tick(at: 4) == .none && busy.phase == .lingering)
+        // In the middle of a request head: closed at once.
+        var partial = accepted()
+        _ = partial.received(at: 1)
+        _ = partial.headIncomplete(partial: true, at: 1)
+        #expect(partial.drain(at: 2) == .close)
+        // Not draining, a lingering connection closes when its timer runs out.
+        var lingering = accepted()
+        _ = lingering.received(at: 1)
+        lingering.requestReceived(keepAlive: false, at: 1)
+        lingering.responseReady(at: 1)
+        _ = lingering.outputFlushed(bufferedInput: false, at: 1)
+        #expect(lingering.tick(at: 3) == .close)
     }
 
     @Test func aRejectedRequestIsAnsweredThenTheConnectionLingersAndCloses() {
@@ -178,7 +199,7 @@ import Testing
                 case .probe: if m.phase == .handling { m.probeSent() }
                 case .gone: _ = m.peerGone()
                 case .tick: now += 30; _ = m.tick(at: now)
-                case .drain: _ = m.drain()
+                case .drain: _ = m.drain(at: now)
                 }
                 if closed { #expect(m.phase == .closed) }
                 if m.phase == .closed {

@@ -74,6 +74,9 @@ import TestSupport
         #expect(refused)
 
         readSlowly(until: Int.max)
+        // At the end of the response the client closes its side, as curl and browsers do:
+        // until then the draining server waits, so that no byte is lost on its way.
+        shutdown(client.fd, Int32(SHUT_WR))
         let headEnd = try #require(TestBytes.firstIndex(of: [13, 10, 13, 10], in: received))
         let head = String(decoding: received[..<headEnd], as: UTF8.self)
         #expect(head.hasPrefix("HTTP/1.1 200"))

@@ -423,10 +423,11 @@ final class Connection {
         updateInterest()
     }
 
-    /// The server is shutting down: idle connections close now, busy ones after their
-    /// response (which says Connection: close).
+    /// The server is shutting down: idle connections are shut for writing now, busy ones
+    /// after their response; each closes when its peer does (or at the drain deadline).
     func drain() {
-        perform(machine.drain())
+        perform(machine.drain(at: loop.now))
+        updateInterest()
     }
 
     /// Closes at once (the server stops).

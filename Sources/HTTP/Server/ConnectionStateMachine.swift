@@ -209,15 +209,30 @@ struct ConnectionStateMachine {
             closeAfterResponse = true
             startWriting(at: now)
             return .answer(.serviceUnavailable)
+        case .linger where draining:
+            // The process exits once the drain is over, and in a container its network goes
+            // with it, taking along whatever the kernel (or a proxy such as docker-proxy)
+            // still holds for a slow client: its body would end short. So while draining, a
+            // connection shut for writing waits for the peer to close, which it does on
+            // reading the end of the response; the server's drain deadline bounds the wait.
+            self.timer = Timer(kind: .linger, deadline: now + timeouts.linger)
+            return .none
         case .idle, .write, .linger:
             return close()
         }
     }
 
-    /// The server stops: idle connections close now, busy ones after their response.
-    mutating func drain() -> Action {
+    /// The server stops: idle connections are shut for writing now, busy ones after their
+    /// response; then each waits for its peer to close (see `tick`). One in the middle of a
+    /// request head closes now.
+    mutating func drain(at now: Double = 0) -> Action {
         draining = true
         switch phase {
+        case .reading(partial: false):
+            // The last response may still be on its way (in the kernel, or in a proxy).
+            phase = .lingering
+            timer = Timer(kind: .linger, deadline: now + timeouts.linger)
+            return .shutDownWriting
         case .reading:
             return close()
         case .handling, .writing:
