@@ -23,8 +23,13 @@ public final class ThumbdService: Sendable {
         csys_set_mmap_threshold(1 << 20)
         #endif
         if config.library.demo {
-            let written = try DemoLibrary.populateIfEmpty(root: config.library.root)
-            if written > 0 { logger.info("wrote \(written) demo images to \(config.library.root) (library.demo: false turns this off)") }
+            // A library that cannot be written (a read-only mount) is served as it is.
+            do {
+                let written = try DemoLibrary.populateIfEmpty(root: config.library.root)
+                if written > 0 { logger.info("wrote \(written) demo images to \(config.library.root) (library.demo: false turns this off)") }
+            } catch {
+                logger.warning("could not write the demo images to \(config.library.root) (\(error)); serving it as it is")
+            }
         }
         let library = try ImageLibrary(root: config.library.root)
         let gauges = ServerGauges()
