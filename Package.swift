@@ -27,7 +27,8 @@ let package = Package(
         // Owned file descriptors, file versions and a fast directory walker, shared by the
         // HTTP core, the disk cache and the library.
         .target(name: "FileSystem"),
-        // Locked<Value>: Mutex, with its ordering declared to ThreadSanitizer in TSan builds.
+        // Locked<Value>: the package's one lock, a pthread mutex owning the value it guards
+        // (every platform the package declares, ThumbdKit's iOS 15 included; TSan sees it).
         .target(name: "Locking"),
         // The text and byte forms both sides of the wire share: percent coding, HTTP dates,
         // decimals, CRC-32C. Pure Swift, no Foundation.
