@@ -85,7 +85,7 @@ let package = Package(
         .target(name: "ThumbHash"),
         // The Swift client: URLs, listing, loader, caches, resume, cell bindings. Foundation only.
         .target(name: "ThumbdKit", dependencies: [
-            "ThumbHash", "ThumbdProtocol", "WireCoding", .product(name: "Crypto", package: "swift-crypto"),
+            "Locking", "ThumbHash", "ThumbdProtocol", "WireCoding", .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // Simulates a scrolling grid against a thumbd to measure what a user would feel.
         .executableTarget(name: "thumbd-scroll", dependencies: ["ThumbdKit"]),

@@ -117,7 +117,7 @@ extension ThumbdLoader {
             }
             let stats = self.stats
             let transfer = NetworkTransfer(resumingFrom: partial, onBytes: { count in stats.withLock { $0.bytesReceived += count } })
-            guard let priority = register(transfer, in: flight) else { throw CancellationError() }
+            guard let priority = flights.register(transfer, in: flight) else { throw CancellationError() }
             stats.withLock { $0.requestsSent += 1 }
             let outcome: NetworkTransfer.Outcome
             let sent = request
@@ -128,11 +128,11 @@ extension ThumbdLoader {
                     transfer.stop()
                 }
             } catch {
-                unregister(transfer, from: flight)
+                flights.unregister(transfer, from: flight)
                 if let keptNow = transfer.takePartial(key: flight.key) { partials.keep(keptNow) }
                 throw error
             }
-            unregister(transfer, from: flight)
+            flights.unregister(transfer, from: flight)
             switch outcome {
             case .finished(let result):
                 return result
