@@ -88,7 +88,7 @@ let package = Package(
             "Locking", "ThumbHash", "ThumbdProtocol", "WireCoding", .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // Simulates a scrolling grid against a thumbd to measure what a user would feel.
-        .executableTarget(name: "thumbd-scroll", dependencies: ["ThumbdKit"]),
+        .executableTarget(name: "thumbd-scroll", dependencies: ["ThumbdKit", "Locking"]),
         // A raw-socket HTTP client the integration tests share.
         .target(name: "TestSupport", dependencies: ["ThumbdProtocol"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTPTests", dependencies: [
@@ -120,7 +120,7 @@ let package = Package(
         ]),
         .testTarget(name: "ThumbHashTests", dependencies: ["ThumbHash", "TestSupport"]),
         .testTarget(name: "ThumbdKitTests", dependencies: [
-            "ThumbdKit", "Thumbd", "HTTP", "Imaging", "TestSupport", "ThumbdProtocol", "WireCoding",
+            "ThumbdKit", "Locking", "Thumbd", "HTTP", "Imaging", "TestSupport", "ThumbdProtocol", "WireCoding",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "ThumbdTests", dependencies: [

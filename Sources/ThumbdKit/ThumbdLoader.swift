@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Locking
 
 /// Loads thumbd images for an app's grid: memory and disk tiers that follow HTTP caching,
 /// one transfer per URL however many ask (coalescing), prompt cancellation, resume of
@@ -17,7 +18,7 @@ import FoundationNetworking
 ///         return image
 ///     }, cost: { image, _ in Int(image.size.width * image.size.height * image.scale * image.scale * 4) })
 ///     let response = try await loader.load(url)   // response.image, .outcome, .bytesReceived
-public final class ThumbdLoader<Image: Sendable>: @unchecked Sendable {
+public final class ThumbdLoader<Image: Sendable>: Sendable {
     public let configuration: ThumbdLoaderConfiguration
     let transport: any ThumbdTransport
     let decode: @Sendable (Data) throws -> Image
@@ -25,8 +26,8 @@ public final class ThumbdLoader<Image: Sendable>: @unchecked Sendable {
     let memory: MemoryImageCache<Image>
     let disk: DiskResponseCache?
     let partials: PartialDownloadStore
-    let stats = LockedState(LoaderCounters())
-    let prefetches = LockedState(PrefetchQueue())
+    let stats = Locked(LoaderCounters())
+    let prefetches = Locked(PrefetchQueue())
 
     /// The loads under way, one per cache key, and who waits for each.
     let flights = FlightTable<Image>()

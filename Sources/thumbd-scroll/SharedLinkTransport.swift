@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Locking
 import ThumbdKit
 
 /// A phone's network link as one pipe for all of a strategy's transfers: each request waits
@@ -18,7 +19,7 @@ import ThumbdKit
 /// transfer's events stay in order and never run concurrently, as `ThumbdTransport` requires.
 /// A tick's byte budget comes from the wall time since the last one, so a late tick delivers
 /// more rather than slowing the link down.
-final class SharedLinkTransport: ThumbdTransport, @unchecked Sendable {
+final class SharedLinkTransport: ThumbdTransport, Sendable {
     struct Settings: Sendable {
         /// Body bytes per simulated second, for all transfers together.
         var bytesPerSecond: Double
@@ -26,6 +27,12 @@ final class SharedLinkTransport: ThumbdTransport, @unchecked Sendable {
         var latency: Double
         /// Simulated seconds per wall second.
         var timeScale: Double
+
+        init(bytesPerSecond: Double, latency: Double = 0, timeScale: Double = 1) {
+            self.bytesPerSecond = bytesPerSecond
+            self.latency = latency
+            self.timeScale = timeScale
+        }
     }
 
     /// The end of every transfer still under way when a run ends.
@@ -34,24 +41,35 @@ final class SharedLinkTransport: ThumbdTransport, @unchecked Sendable {
     /// Wall seconds between deliveries.
     private static let tickSeconds = 0.004
 
+    /// The link and every transfer on it, behind one lock.
+    private struct State {
+        /// Transfers until they end: cancelled, or their last event delivered.
+        var transfers: [UInt64: LinkTransfer] = [:]
+        var lastID: UInt64 = 0
+        var ticking = false
+        /// Wall time of the last tick, in nanoseconds of uptime.
+        var lastTick: UInt64 = 0
+        /// Bytes the link may carry and has not yet.
+        var budget = 0.0
+        var requestsStarted = 0
+        var bytesDelivered = 0
+
+        /// The transfers still crossing the link, oldest first.
+        var onLink: [UInt64] {
+            transfers.keys.sorted().filter { transfers[$0]?.isOnLink == true }
+        }
+    }
+
     let settings: Settings
     private let inner: any ThumbdTransport
     private let onTransferEnd: @Sendable (LinkTransferReport) -> Void
     private let queue = DispatchQueue(label: "thumbd-scroll.link", qos: .userInitiated)
-
-    private let lock = NSLock()
-    // Guarded by `lock`, as are the fields of every LinkTransfer.
-    private var transfers: [UInt64: LinkTransfer] = [:]
-    private var lastID: UInt64 = 0
-    private var ticking = false
-    private var lastTick = ContinuousClock.now
-    private var budget = 0.0
-    private var requestsStarted = 0
-    private var bytesDelivered = 0
+    private let state = Locked(State())
 
     /// `onTransferEnd` is called once per transfer, from any thread, when it completes, fails
     /// or is cancelled.
-    init(wrapping inner: any ThumbdTransport, settings: Settings, onTransferEnd: @escaping @Sendable (LinkTransferReport) -> Void) {
+    init(wrapping inner: any ThumbdTransport, settings: Settings,
+                onTransferEnd: @escaping @Sendable (LinkTransferReport) -> Void) {
         self.inner = inner
         self.settings = settings
         self.onTransferEnd = onTransferEnd
@@ -59,94 +77,90 @@ final class SharedLinkTransport: ThumbdTransport, @unchecked Sendable {
 
     /// Requests started and body bytes delivered so far.
     var totals: (requests: Int, bytes: Int) {
-        lock.guarded { (requests: requestsStarted, bytes: bytesDelivered) }
+        state.withLock { (requests: $0.requestsStarted, bytes: $0.bytesDelivered) }
     }
 
     /// Body bytes delivered and expected (from `Content-Length`) of the latest transfer of
     /// `url` still under way; nil when none is.
     func progress(for url: URL) -> (received: Int, expected: Int?)? {
-        lock.guarded {
-            transfers.values.filter { $0.url == url }.max { $0.id < $1.id }.map { (received: $0.delivered, expected: $0.expectedLength) }
+        state.withLock { state in
+            state.transfers.values.filter { $0.url == url && $0.isOnLink }.max { $0.id < $1.id }
+                .map { (received: $0.delivered, expected: $0.expectedLength) }
         }
     }
 
     func start(_ request: URLRequest, priority: Float, events: @escaping @Sendable (TransportEvent) -> Void) -> any TransportTask {
         let url = request.url ?? URL(fileURLWithPath: "/")
         let rangeStart = request.value(forHTTPHeaderField: "Range").flatMap(Self.rangeStart)
-        let (transfer, startTicking) = lock.guarded { () -> (LinkTransfer, Bool) in
-            lastID += 1
-            let transfer = LinkTransfer(id: lastID, url: url, rangeStart: rangeStart, priority: priority, events: events)
-            transfers[transfer.id] = transfer
-            requestsStarted += 1
-            guard !ticking else { return (transfer, false) }
-            ticking = true
-            lastTick = ContinuousClock.now
-            budget = 0
-            return (transfer, true)
+        let (id, startTicking) = state.withLock { state -> (UInt64, Bool) in
+            state.lastID += 1
+            let id = state.lastID
+            state.transfers[id] = LinkTransfer(id: id, url: url, rangeStart: rangeStart, priority: priority, events: events)
+            state.requestsStarted += 1
+            guard !state.ticking else { return (id, false) }
+            state.ticking = true
+            state.lastTick = DispatchTime.now().uptimeNanoseconds
+            state.budget = 0
+            return (id, true)
         }
         if startTicking { scheduleTick() }
         let wait = settings.latency / settings.timeScale
-        queue.asyncAfter(deadline: .now() + wait) { [self] in begin(transfer, request) }
-        return LinkTask(link: self, transfer: transfer)
+        queue.asyncAfter(deadline: .now() + wait) { [self] in begin(id, request) }
+        return LinkTask(link: self, id: id)
     }
 
-    /// Ends every transfer under way with a failure (so no caller waits forever), at the end
-    /// of a run.
+    /// Ends every transfer under way with `Disconnected` (so no caller waits forever), at the
+    /// end of a run.
     func disconnectAll() {
-        let dropped = lock.guarded { () -> [(LinkTransfer, (any TransportTask)?)] in
-            let all = transfers.values.sorted { $0.id < $1.id }
-            transfers.removeAll()
-            for transfer in all { transfer.hungUp = true }
-            return all.map { ($0, $0.innerTask) }
+        let dropped = state.withLock { state -> [(UInt64, (any TransportTask)?)] in
+            state.onLink.map { id in
+                state.transfers[id]?.hungUp = true
+                return (id, state.transfers[id]?.innerTask)
+            }
         }
-        for (transfer, task) in dropped {
+        for (id, task) in dropped {
             task?.cancel()
-            queue.async { [self] in deliver(.finished(Disconnected()), to: transfer) }
+            queue.async { [self] in deliver(.finished(Disconnected()), to: id) }
         }
     }
 
     // MARK: - Transfers
 
-    fileprivate func cancel(_ transfer: LinkTransfer) {
-        let (task, report) = lock.guarded { () -> ((any TransportTask)?, LinkTransferReport?) in
-            guard !transfer.cancelled else { return (nil, nil) }
-            transfer.cancelled = true
-            transfers[transfer.id] = nil
-            guard !transfer.reported else { return (transfer.innerTask, nil) }
-            transfer.reported = true
-            return (transfer.innerTask, transfer.report(completed: false))
-        }
-        task?.cancel()
-        if let report { onTransferEnd(report) }
+    fileprivate func cancel(_ id: UInt64) {
+        guard let transfer = state.withLock({ $0.transfers.removeValue(forKey: id) }) else { return }
+        transfer.innerTask?.cancel()
+        onTransferEnd(transfer.report(completed: false))
     }
 
-    fileprivate func setPriority(_ priority: Float, of transfer: LinkTransfer) {
-        let task = lock.guarded { () -> (any TransportTask)? in
-            transfer.priority = priority
-            return transfer.innerTask
+    fileprivate func setPriority(_ priority: Float, of id: UInt64) {
+        let task = state.withLock { state -> (any TransportTask)? in
+            state.transfers[id]?.priority = priority
+            return state.transfers[id]?.innerTask
         }
         task?.setPriority(priority)
     }
 
     /// After the latency: the request really starts.
-    private func begin(_ transfer: LinkTransfer, _ request: URLRequest) {
-        let priority = lock.guarded { () -> Float? in
-            transfer.cancelled || transfer.hungUp ? nil : transfer.priority
+    private func begin(_ id: UInt64, _ request: URLRequest) {
+        let priority = state.withLock { state -> Float? in
+            guard let transfer = state.transfers[id], !transfer.hungUp else { return nil }
+            return transfer.priority
         }
         guard let priority else { return }
-        let task = inner.start(request, priority: priority) { [self] event in receive(event, for: transfer) }
-        let stopNow = lock.guarded { () -> Bool in
-            if !(transfer.cancelled || transfer.hungUp) { transfer.innerTask = task }
-            return transfer.cancelled || transfer.hungUp
+        let task = inner.start(request, priority: priority) { [self] event in receive(event, for: id) }
+        let stopNow = state.withLock { state -> Bool in
+            guard state.transfers[id]?.hungUp == false else { return true }
+            state.transfers[id]?.innerTask = task
+            return false
         }
         if stopNow { task.cancel() }
     }
 
     /// An event from the wrapped transport: queued until the link has carried it.
-    private func receive(_ event: TransportEvent, for transfer: LinkTransfer) {
-        lock.guarded {
-            guard !transfer.cancelled, !transfer.hungUp, !transfer.innerFinished else { return }
-            transfer.enqueue(event)
+    private func receive(_ event: TransportEvent, for id: UInt64) {
+        state.withLock { state in
+            guard let transfer = state.transfers[id], !transfer.hungUp, !transfer.innerFinished else { return }
+            state.transfers[id]?.enqueue(event)
         }
     }
 
@@ -158,50 +172,51 @@ final class SharedLinkTransport: ThumbdTransport, @unchecked Sendable {
     /// with bytes waiting (what one leaves unused goes to the others), with the heads and ends
     /// that come between. Runs on the queue.
     private func tick() {
-        let (deliveries, keepTicking) = lock.guarded { () -> ([(LinkTransfer, TransportEvent)], Bool) in
-            let now = ContinuousClock.now
-            budget += (now - lastTick).inSeconds * settings.timeScale * settings.bytesPerSecond
-            lastTick = now
-            var out: [(LinkTransfer, TransportEvent)] = []
-            let active = transfers.keys.sorted().compactMap { transfers[$0] }
-            for transfer in active { transfer.takeControlEvents(into: &out) }
-            var hungry = active.filter(\.wantsBytes)
-            let offered = Int(budget)
+        let settings = self.settings
+        let (deliveries, keepTicking) = state.withLock { state -> ([(UInt64, TransportEvent)], Bool) in
+            let now = DispatchTime.now().uptimeNanoseconds
+            state.budget += Double(now - state.lastTick) / 1e9 * settings.timeScale * settings.bytesPerSecond
+            state.lastTick = now
+            var out: [(UInt64, TransportEvent)] = []
+            let active = state.onLink
+            for id in active { state.transfers[id]?.takeControlEvents(into: &out) }
+            var hungry = active.filter { state.transfers[$0]?.wantsBytes == true }
+            let offered = Int(state.budget)
             var available = offered
             while available > 0, !hungry.isEmpty {
                 let share = max(1, available / hungry.count)
-                for transfer in hungry where available > 0 {
-                    let slice = transfer.takeBytes(upTo: min(share, available))
+                for id in hungry where available > 0 {
+                    let slice = state.transfers[id]?.takeBytes(upTo: min(share, available)) ?? Data()
                     available -= slice.count
-                    bytesDelivered += slice.count
-                    if !slice.isEmpty { out.append((transfer, .data(slice))) }
+                    state.bytesDelivered += slice.count
+                    if !slice.isEmpty { out.append((id, .data(slice))) }
                     // The end that follows its last byte.
-                    transfer.takeControlEvents(into: &out)
+                    state.transfers[id]?.takeControlEvents(into: &out)
                 }
-                hungry = hungry.filter(\.wantsBytes)
+                hungry = hungry.filter { state.transfers[$0]?.wantsBytes == true }
             }
             // A pipe stores no capacity: what no transfer could use now is lost.
-            budget = hungry.isEmpty ? 0 : budget - Double(offered - available)
-            for transfer in active where transfer.fullyTaken { transfers[transfer.id] = nil }
-            if transfers.isEmpty { ticking = false }
-            return (out, !transfers.isEmpty)
+            state.budget = hungry.isEmpty ? 0 : state.budget - Double(offered - available)
+            let busy = !state.onLink.isEmpty
+            if !busy { state.ticking = false }
+            return (out, busy)
         }
-        for (transfer, event) in deliveries { deliver(event, to: transfer) }
+        for (id, event) in deliveries { deliver(event, to: id) }
         if keepTicking { scheduleTick() }
     }
 
-    /// One event to the client, unless it cancelled; an end also sends the report.
-    private func deliver(_ event: TransportEvent, to transfer: LinkTransfer) {
-        let (deliverIt, report) = lock.guarded { () -> (Bool, LinkTransferReport?) in
-            guard !transfer.cancelled else { return (false, nil) }
-            guard case .finished(let error) = event else { return (true, nil) }
-            guard !transfer.reported else { return (true, nil) }
-            transfer.reported = true
-            return (true, transfer.report(completed: error == nil))
+    /// One event to the client, unless it cancelled; its end also sends the report, and the
+    /// link forgets the transfer.
+    private func deliver(_ event: TransportEvent, to id: UInt64) {
+        let delivery = state.withLock { state -> (events: @Sendable (TransportEvent) -> Void, report: LinkTransferReport?)? in
+            guard let transfer = state.transfers[id] else { return nil }
+            guard case .finished(let error) = event else { return (transfer.events, nil) }
+            state.transfers[id] = nil
+            return (transfer.events, transfer.report(completed: error == nil))
         }
-        guard deliverIt else { return }
-        transfer.events(event)
-        if let report { onTransferEnd(report) }
+        guard let delivery else { return }
+        delivery.events(event)
+        if let report = delivery.report { onTransferEnd(report) }
     }
 
     /// `N` of `bytes=N-`.
@@ -215,13 +230,13 @@ final class SharedLinkTransport: ThumbdTransport, @unchecked Sendable {
 /// The handle a client gets for a transfer on the link.
 private struct LinkTask: TransportTask {
     let link: SharedLinkTransport
-    let transfer: LinkTransfer
+    let id: UInt64
 
     func cancel() {
-        link.cancel(transfer)
+        link.cancel(id)
     }
 
     func setPriority(_ priority: Float) {
-        link.setPriority(priority, of: transfer)
+        link.setPriority(priority, of: id)
     }
 }
