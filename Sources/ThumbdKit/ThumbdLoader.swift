@@ -20,30 +20,41 @@ import Locking
 ///     let response = try await loader.load(url)   // response.image, .outcome, .bytesReceived
 public final class ThumbdLoader<Image: Sendable>: Sendable {
     public let configuration: ThumbdLoaderConfiguration
-    let transport: any ThumbdTransport
-    let decode: @Sendable (Data) throws -> Image
-    let cost: @Sendable (Image, Data) -> Int
     let memory: MemoryImageCache<Image>
     let disk: DiskResponseCache?
     let partials: PartialDownloadStore
-    let stats = Locked(LoaderCounters())
+    let stats: Locked<LoaderCounters>
     let prefetches = Locked(PrefetchQueue())
-
     /// The loads under way, one per cache key, and who waits for each.
-    let flights = FlightTable<Image>()
+    let flights: FlightTable<Image>
+
+    // The stages of a flight, in the order `resolve` runs them.
+    let lookup: DiskTierLookup<Image>
+    let revalidation: Revalidation<Image>
+    let download: Download<Image>
+    let store: DecodeAndStore<Image>
 
     public init(configuration: ThumbdLoaderConfiguration = ThumbdLoaderConfiguration(),
                 transport: any ThumbdTransport = URLSessionTransport(),
                 decode: @escaping @Sendable (Data) throws -> Image,
                 cost: @escaping @Sendable (Image, Data) -> Int = { _, data in data.count }) {
         self.configuration = configuration
-        self.transport = transport
-        self.decode = decode
-        self.cost = cost
-        memory = MemoryImageCache(capacity: configuration.memoryCapacity)
+        let memory = MemoryImageCache<Image>(capacity: configuration.memoryCapacity)
+        self.memory = memory
         let disk = configuration.diskDirectory.flatMap { DiskResponseCache(directory: $0, capacityBytes: configuration.diskCapacity) }
         self.disk = disk
-        partials = PartialDownloadStore(capacityBytes: configuration.partialDownloadMemory, disk: disk)
+        let partials = PartialDownloadStore(capacityBytes: configuration.partialDownloadMemory, disk: disk)
+        self.partials = partials
+        let stats = Locked(LoaderCounters())
+        self.stats = stats
+        let flights = FlightTable<Image>()
+        self.flights = flights
+        lookup = DiskTierLookup(disk: disk, now: configuration.now)
+        let download = Download(transport: transport, accept: configuration.accept, flights: flights, partials: partials, stats: stats)
+        self.download = download
+        revalidation = Revalidation(download: download, now: configuration.now)
+        store = DecodeAndStore(decode: decode, cost: cost, memory: memory, disk: disk, partials: partials, stats: stats,
+                               now: configuration.now)
     }
 
     // MARK: - Loading
