@@ -10,6 +10,8 @@ let package = Package(
         .executable(name: "thumbd", targets: ["thumbd"]),
         // The client half, for apps: Foundation only (no libvips, no server targets).
         .library(name: "ThumbdKit", targets: ["ThumbdKit"]),
+        // Transports that model slow or shared links, for apps' tests and simulators.
+        .library(name: "ThumbdKitTesting", targets: ["ThumbdKitTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -87,8 +89,11 @@ let package = Package(
         .target(name: "ThumbdKit", dependencies: [
             "Locking", "ThumbHash", "ThumbdProtocol", "WireCoding", .product(name: "Crypto", package: "swift-crypto"),
         ]),
+        // ThumbdKit's test transports: a throttled one (latency, bandwidth, jitter per transfer)
+        // and a shared link (one bottleneck for all transfers, as a phone's radio).
+        .target(name: "ThumbdKitTesting", dependencies: ["ThumbdKit", "Locking"]),
         // Simulates a scrolling grid against a thumbd to measure what a user would feel.
-        .executableTarget(name: "thumbd-scroll", dependencies: ["ThumbdKit", "Locking"]),
+        .executableTarget(name: "thumbd-scroll", dependencies: ["ThumbdKit", "ThumbdKitTesting", "Locking"]),
         // A raw-socket HTTP client the integration tests share.
         .target(name: "TestSupport", dependencies: ["ThumbdProtocol"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTPTests", dependencies: [
@@ -120,7 +125,7 @@ let package = Package(
         ]),
         .testTarget(name: "ThumbHashTests", dependencies: ["ThumbHash", "TestSupport"]),
         .testTarget(name: "ThumbdKitTests", dependencies: [
-            "ThumbdKit", "Locking", "Thumbd", "HTTP", "Imaging", "TestSupport", "ThumbdProtocol", "WireCoding",
+            "ThumbdKit", "ThumbdKitTesting", "Locking", "Thumbd", "HTTP", "Imaging", "TestSupport", "ThumbdProtocol", "WireCoding",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "ThumbdTests", dependencies: [

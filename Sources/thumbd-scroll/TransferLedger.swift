@@ -1,5 +1,6 @@
 import Foundation
 import Locking
+import ThumbdKitTesting
 
 /// Sorts the link's bytes by what was on screen when each transfer ended (completed, failed or
 /// was cancelled mid-way), and counts what resumes saved.

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Locking
+import ThumbdKit
 
 /// One throttled transfer: events from the wrapped transport are queued with the time each
 /// may be delivered (never earlier than the one before it), and delivered in order.

@@ -5,38 +5,40 @@ import FoundationNetworking
 import Locking
 import ThumbdKit
 
-/// A phone's network link as one pipe for all of a strategy's transfers: each request waits
+/// A phone's network link as one pipe for all of a client's transfers: each request waits
 /// `latency` before it starts, and body bytes cross at `bytesPerSecond` in total, shared
 /// equally among the transfers that have bytes waiting (processor sharing, roughly what TCP
-/// flows through one bottleneck get). ThumbdKit's `ThrottledTransport` paces each transfer on
-/// its own, so six parallel transfers would get six times the bandwidth; a phone has one radio.
+/// flows through one bottleneck get). `ThrottledTransport` paces each transfer on its own, so
+/// six parallel transfers would get six times the bandwidth; a phone has one radio. For
+/// simulators of a scrolling grid, and tests of what a client does on such a link.
 ///
-/// The wrapped transport (URLSession over loopback) runs ahead into this link's buffers; what
-/// counts, and what the client sees, is what the link has delivered. So the figures do not
-/// depend on loopback speed, and nothing touches system settings (no tc, no sysctl).
+/// The wrapped transport (URLSession, over loopback in a simulator) runs ahead into this
+/// link's buffers; what counts, and what the client sees, is what the link has delivered. So
+/// the figures do not depend on the real network's speed, and nothing touches system settings
+/// (no tc, no sysctl).
 ///
 /// Deliveries run on one serial queue, a tick every few milliseconds of wall time: each
 /// transfer's events stay in order and never run concurrently, as `ThumbdTransport` requires.
 /// A tick's byte budget comes from the wall time since the last one, so a late tick delivers
 /// more rather than slowing the link down.
-final class SharedLinkTransport: ThumbdTransport, Sendable {
-    struct Settings: Sendable {
+public final class SharedLinkTransport: ThumbdTransport, Sendable {
+    public struct Settings: Sendable {
         /// Body bytes per simulated second, for all transfers together.
-        var bytesPerSecond: Double
+        public var bytesPerSecond: Double
         /// Simulated seconds before each request starts.
-        var latency: Double
+        public var latency: Double
         /// Simulated seconds per wall second.
-        var timeScale: Double
+        public var timeScale: Double
 
-        init(bytesPerSecond: Double, latency: Double = 0, timeScale: Double = 1) {
+        public init(bytesPerSecond: Double, latency: Double = 0, timeScale: Double = 1) {
             self.bytesPerSecond = bytesPerSecond
             self.latency = latency
             self.timeScale = timeScale
         }
     }
 
-    /// The end of every transfer still under way when a run ends.
-    struct Disconnected: Error {}
+    /// The end of every transfer still under way when the link is dropped (`disconnectAll`).
+    public struct Disconnected: Error {}
 
     /// Wall seconds between deliveries.
     private static let tickSeconds = 0.004
@@ -60,36 +62,36 @@ final class SharedLinkTransport: ThumbdTransport, Sendable {
         }
     }
 
-    let settings: Settings
+    public let settings: Settings
     private let inner: any ThumbdTransport
     private let onTransferEnd: @Sendable (LinkTransferReport) -> Void
-    private let queue = DispatchQueue(label: "thumbd-scroll.link", qos: .userInitiated)
+    private let queue = DispatchQueue(label: "ThumbdKitTesting.SharedLinkTransport", qos: .userInitiated)
     private let state = Locked(State())
 
     /// `onTransferEnd` is called once per transfer, from any thread, when it completes, fails
     /// or is cancelled.
-    init(wrapping inner: any ThumbdTransport, settings: Settings,
-                onTransferEnd: @escaping @Sendable (LinkTransferReport) -> Void) {
+    public init(wrapping inner: any ThumbdTransport, settings: Settings,
+                onTransferEnd: @escaping @Sendable (LinkTransferReport) -> Void = { _ in }) {
         self.inner = inner
         self.settings = settings
         self.onTransferEnd = onTransferEnd
     }
 
     /// Requests started and body bytes delivered so far.
-    var totals: (requests: Int, bytes: Int) {
+    public var totals: (requests: Int, bytes: Int) {
         state.withLock { (requests: $0.requestsStarted, bytes: $0.bytesDelivered) }
     }
 
     /// Body bytes delivered and expected (from `Content-Length`) of the latest transfer of
     /// `url` still under way; nil when none is.
-    func progress(for url: URL) -> (received: Int, expected: Int?)? {
+    public func progress(for url: URL) -> (received: Int, expected: Int?)? {
         state.withLock { state in
             state.transfers.values.filter { $0.url == url && $0.isOnLink }.max { $0.id < $1.id }
                 .map { (received: $0.delivered, expected: $0.expectedLength) }
         }
     }
 
-    func start(_ request: URLRequest, priority: Float, events: @escaping @Sendable (TransportEvent) -> Void) -> any TransportTask {
+    public func start(_ request: URLRequest, priority: Float, events: @escaping @Sendable (TransportEvent) -> Void) -> any TransportTask {
         let url = request.url ?? URL(fileURLWithPath: "/")
         let rangeStart = request.value(forHTTPHeaderField: "Range").flatMap(Self.rangeStart)
         let (id, startTicking) = state.withLock { state -> (UInt64, Bool) in
@@ -111,7 +113,7 @@ final class SharedLinkTransport: ThumbdTransport, Sendable {
 
     /// Ends every transfer under way with `Disconnected` (so no caller waits forever), at the
     /// end of a run.
-    func disconnectAll() {
+    public func disconnectAll() {
         let dropped = state.withLock { state -> [(UInt64, (any TransportTask)?)] in
             state.onLink.map { id in
                 state.transfers[id]?.hungUp = true

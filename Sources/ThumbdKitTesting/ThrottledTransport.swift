@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Locking
+import ThumbdKit
 
 /// Wraps a transport to behave like a slower network, as the loader sees it: a latency before
 /// each request starts, a bandwidth limit on how fast body bytes are delivered, and optional
@@ -31,7 +32,7 @@ public final class ThrottledTransport: ThumbdTransport, Sendable {
     private let inner: any ThumbdTransport
     private let current: Locked<Settings>
     /// One serial queue for all deliveries: each transfer's events stay in order.
-    private let queue = DispatchQueue(label: "ThumbdKit.ThrottledTransport")
+    private let queue = DispatchQueue(label: "ThumbdKitTesting.ThrottledTransport")
 
     public init(wrapping inner: any ThumbdTransport = URLSessionTransport(), settings: Settings = Settings()) {
         self.inner = inner
