@@ -10,6 +10,8 @@ let package = Package(
         .executable(name: "thumbd", targets: ["thumbd"]),
         // The client half, for apps: Foundation only (no libvips, no server targets).
         .library(name: "ThumbdKit", targets: ["ThumbdKit"]),
+        // Transports that model slow or shared links, for apps' tests and simulators.
+        .library(name: "ThumbdKitTesting", targets: ["ThumbdKitTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -27,7 +29,8 @@ let package = Package(
         // Owned file descriptors, file versions and a fast directory walker, shared by the
         // HTTP core, the disk cache and the library.
         .target(name: "FileSystem"),
-        // Locked<Value>: Mutex, with its ordering declared to ThreadSanitizer in TSan builds.
+        // Locked<Value>: the package's one lock, a pthread mutex owning the value it guards
+        // (every platform the package declares, ThumbdKit's iOS 15 included; TSan sees it).
         .target(name: "Locking"),
         // The text and byte forms both sides of the wire share: percent coding, HTTP dates,
         // decimals, CRC-32C. Pure Swift, no Foundation.
@@ -84,10 +87,13 @@ let package = Package(
         .target(name: "ThumbHash"),
         // The Swift client: URLs, listing, loader, caches, resume, cell bindings. Foundation only.
         .target(name: "ThumbdKit", dependencies: [
-            "ThumbHash", "ThumbdProtocol", "WireCoding", .product(name: "Crypto", package: "swift-crypto"),
+            "Locking", "ThumbHash", "ThumbdProtocol", "WireCoding", .product(name: "Crypto", package: "swift-crypto"),
         ]),
+        // ThumbdKit's test transports: a throttled one (latency, bandwidth, jitter per transfer)
+        // and a shared link (one bottleneck for all transfers, as a phone's radio).
+        .target(name: "ThumbdKitTesting", dependencies: ["ThumbdKit", "Locking"]),
         // Simulates a scrolling grid against a thumbd to measure what a user would feel.
-        .executableTarget(name: "thumbd-scroll", dependencies: ["ThumbdKit"]),
+        .executableTarget(name: "thumbd-scroll", dependencies: ["ThumbdKit", "ThumbdKitTesting", "Locking"]),
         // A raw-socket HTTP client the integration tests share.
         .target(name: "TestSupport", dependencies: ["ThumbdProtocol"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTPTests", dependencies: [
@@ -120,7 +126,7 @@ let package = Package(
         ]),
         .testTarget(name: "ThumbHashTests", dependencies: ["ThumbHash", "TestSupport"]),
         .testTarget(name: "ThumbdKitTests", dependencies: [
-            "ThumbdKit", "Thumbd", "HTTP", "Imaging", "TestSupport", "ThumbdProtocol", "WireCoding",
+            "ThumbdKit", "ThumbdKitTesting", "Locking", "Thumbd", "HTTP", "Imaging", "TestSupport", "ThumbdProtocol", "WireCoding",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "ThumbdTests", dependencies: [

@@ -1,35 +1,47 @@
-import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#else
+#error("Locked needs pthreads (Glibc or Darwin)")
+#endif
 
-/// A value behind a lock: the standard library's `Mutex`, and under ThreadSanitizer the
-/// happens-before edge it makes, declared to the sanitizer.
+/// A value behind a lock, the one lock of the package: the server's shared state and
+/// ThumbdKit's alike. The value lives inside and is reached only through `withLock`, so what a
+/// lock guards is what it owns.
 ///
-/// On Linux, `Mutex` waits in a futex slow path inside the uninstrumented Synchronization
-/// library, so TSan does not see that a contended lock orders the accesses it guards and
-/// reports them as racing (a minimal two-thread program shows it). `make test-tsan` builds
-/// with `-DTSAN`, which adds `__tsan_acquire`/`__tsan_release` on this object's address
-/// around every critical section; other builds are plain `Mutex` behind one reference.
+/// A `pthread_mutex_t` of its own, allocated once on the heap (a C mutex must not move, and a
+/// Swift property's address is not stable). Not `Synchronization.Mutex`, for two reasons:
+/// - ThumbdKit supports iOS 15 and macOS 12, where `Mutex` does not exist; pthreads exist on
+///   every platform the package declares, and come with the OS (no C code of ours).
+/// - ThreadSanitizer intercepts `pthread_mutex_lock`/`unlock` itself, so TSan builds see the
+///   order a contended lock makes without help. (`Mutex` waits in a futex path inside the
+///   uninstrumented Synchronization library, so on Linux TSan reported the data it guards as
+///   racing, and this type used to add `__tsan_acquire`/`__tsan_release` in TSan builds.)
 public final class Locked<Value>: @unchecked Sendable {
-    @usableFromInline let mutex: Mutex<Value>
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    /// Touched only with `mutex` held.
+    @usableFromInline nonisolated(unsafe) var value: Value
 
     @inlinable
     public init(_ initialValue: consuming sending Value) {
-        mutex = Mutex(initialValue)
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        let status = pthread_mutex_init(mutex, nil)
+        precondition(status == 0, "pthread_mutex_init failed: \(status)")
+        value = initialValue
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
     }
 
     @inlinable
     public func withLock<Result, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result) throws(E) -> sending Result {
-        try mutex.withLock { (value: inout sending Value) throws(E) -> sending Result in
-            #if TSAN
-            let address = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
-            tsanAcquire(address)
-            defer { tsanRelease(address) }
-            #endif
-            return try body(&value)
-        }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
     }
 }
-
-#if TSAN
-@usableFromInline @_silgen_name("__tsan_acquire") func tsanAcquire(_ address: UnsafeRawPointer)
-@usableFromInline @_silgen_name("__tsan_release") func tsanRelease(_ address: UnsafeRawPointer)
-#endif

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Locking
 import WireCoding
 
 /// The disk tier: response bodies with their validators and freshness facts, and the bytes
@@ -11,20 +12,25 @@ import WireCoding
 ///   a file that fails any check is deleted and reported as a miss.
 /// - Use is recorded in the files' modification dates, so the LRU order survives a restart;
 ///   the index is rebuilt from the folder on first use, off the caller's thread.
-final class DiskResponseCache: @unchecked Sendable {
+final class DiskResponseCache: Sendable {
     let directory: URL
     let capacityBytes: Int
 
-    private struct FileState {
+    fileprivate struct FileState {
         var bytes: Int
         var lastUsed: Date
     }
 
-    private let lock = NSLock()
-    private var files: [String: FileState] = [:]
-    private var totalBytes = 0
-    private var indexed = false
-    private var corruptFiles = 0
+    /// The index of the folder, behind one lock: built on first use, then kept in step with
+    /// every read, write and removal.
+    fileprivate struct State {
+        var files: [String: FileState] = [:]
+        var totalBytes = 0
+        var indexed = false
+        var corruptFiles = 0
+    }
+
+    private let state = Locked(State())
 
     private static let responses = "entries"
     private static let partials = "partials"
@@ -90,18 +96,18 @@ final class DiskResponseCache: @unchecked Sendable {
     // MARK: - The whole tier
 
     func removeAll() {
-        lock.criticalSection {
-            indexIfNeeded()
-            for name in files.keys { unlink(directory.appendingPathComponent(name).path) }
-            files.removeAll()
-            totalBytes = 0
+        state.withLock { state in
+            indexIfNeeded(&state)
+            for name in state.files.keys { unlink(directory.appendingPathComponent(name).path) }
+            state.files.removeAll()
+            state.totalBytes = 0
         }
     }
 
     var usage: (files: Int, bytes: Int, corruptFilesRemoved: Int) {
-        lock.criticalSection { () -> (files: Int, bytes: Int, corruptFilesRemoved: Int) in
-            indexIfNeeded()
-            return (files.count, totalBytes, corruptFiles)
+        state.withLock { state -> (files: Int, bytes: Int, corruptFilesRemoved: Int) in
+            indexIfNeeded(&state)
+            return (state.files.count, state.totalBytes, state.corruptFiles)
         }
     }
 
@@ -113,27 +119,23 @@ final class DiskResponseCache: @unchecked Sendable {
     }
 
     private func read(_ name: String, key: String, kind: DiskRecord.Header.Kind) -> (header: DiskRecord.Header, body: Data)? {
-        lock.criticalSection { indexIfNeeded() }
+        state.withLock { indexIfNeeded(&$0) }
         let url = directory.appendingPathComponent(name)
         guard let file = try? Data(contentsOf: url) else {
-            lock.criticalSection { forget(name) }
+            state.withLock { $0.forget(name) }
             return nil
         }
         guard let record = DiskRecord.decode(file), record.header.key == key, record.header.kind == kind else {
             // Torn, damaged or someone else's: never served; removed so it is fetched again.
-            lock.criticalSection {
+            state.withLock { state in
                 unlink(url.path)
-                forget(name)
-                corruptFiles += 1
+                state.forget(name)
+                state.corruptFiles += 1
             }
             return nil
         }
         let now = Date()
-        lock.criticalSection {
-            if let old = files[name] { totalBytes -= old.bytes }
-            files[name] = FileState(bytes: file.count, lastUsed: now)
-            totalBytes += file.count
-        }
+        state.withLock { $0.record(name, bytes: file.count, usedAt: now) }
         // The use, on disk too, so the order of eviction survives a restart.
         try? FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: url.path)
         return record
@@ -141,7 +143,7 @@ final class DiskResponseCache: @unchecked Sendable {
 
     private func write(_ name: String, _ header: DiskRecord.Header, body: Data) {
         guard let record = DiskRecord.encode(header, body: body), record.count <= capacityBytes else { return }
-        lock.criticalSection { indexIfNeeded() }
+        state.withLock { indexIfNeeded(&$0) }
         let temporary = directory.appendingPathComponent(Self.temporary).appendingPathComponent(UUID().uuidString)
         do {
             try record.write(to: temporary)
@@ -150,48 +152,40 @@ final class DiskResponseCache: @unchecked Sendable {
             return
         }
         let destination = directory.appendingPathComponent(name)
-        lock.criticalSection {
+        state.withLock { state in
             // rename(2) replaces atomically: a reader sees the old file or the new one, whole.
             guard rename(temporary.path, destination.path) == 0 else {
                 unlink(temporary.path)
                 return
             }
-            if let old = files[name] { totalBytes -= old.bytes }
-            files[name] = FileState(bytes: record.count, lastUsed: Date())
-            totalBytes += record.count
-            evictIfNeeded(keeping: name)
+            state.record(name, bytes: record.count, usedAt: Date())
+            evictIfNeeded(&state, keeping: name)
         }
     }
 
     private func delete(_ name: String) {
-        lock.criticalSection {
+        state.withLock { state in
             unlink(directory.appendingPathComponent(name).path)
-            forget(name)
+            state.forget(name)
         }
     }
 
-    /// Called with the lock held.
-    private func forget(_ name: String) {
-        if let old = files.removeValue(forKey: name) { totalBytes -= old.bytes }
-    }
-
     /// Oldest use first, until the tier fits. Called with the lock held.
-    private func evictIfNeeded(keeping kept: String) {
-        guard totalBytes > capacityBytes else { return }
-        let byAge = files.filter { $0.key != kept }.sorted { $0.value.lastUsed < $1.value.lastUsed }
-        for (name, state) in byAge {
-            guard totalBytes > capacityBytes else { break }
+    private func evictIfNeeded(_ state: inout State, keeping kept: String) {
+        guard state.totalBytes > capacityBytes else { return }
+        let byAge = state.files.filter { $0.key != kept }.sorted { $0.value.lastUsed < $1.value.lastUsed }
+        for (name, _) in byAge {
+            guard state.totalBytes > capacityBytes else { break }
             unlink(directory.appendingPathComponent(name).path)
-            files.removeValue(forKey: name)
-            totalBytes -= state.bytes
+            state.forget(name)
         }
     }
 
     /// Builds the index from the folder, once: sizes and last uses (modification dates), and
     /// removes temporary files a crash left behind. Called with the lock held.
-    private func indexIfNeeded() {
-        guard !indexed else { return }
-        indexed = true
+    private func indexIfNeeded(_ state: inout State) {
+        guard !state.indexed else { return }
+        state.indexed = true
         let manager = FileManager.default
         let keys: [URLResourceKey] = [.fileSizeKey, .contentModificationDateKey]
         for folder in [Self.responses, Self.partials] {
@@ -199,9 +193,7 @@ final class DiskResponseCache: @unchecked Sendable {
             let contents = (try? manager.contentsOfDirectory(at: url, includingPropertiesForKeys: keys)) ?? []
             for file in contents {
                 guard let values = try? file.resourceValues(forKeys: Set(keys)), let size = values.fileSize else { continue }
-                let name = folder + "/" + file.lastPathComponent
-                files[name] = FileState(bytes: size, lastUsed: values.contentModificationDate ?? .distantPast)
-                totalBytes += size
+                state.record(folder + "/" + file.lastPathComponent, bytes: size, usedAt: values.contentModificationDate ?? .distantPast)
             }
         }
         let temporary = directory.appendingPathComponent(Self.temporary)
@@ -212,6 +204,19 @@ final class DiskResponseCache: @unchecked Sendable {
             let modified = (try? file.resourceValues(forKeys: [.contentModificationDateKey]))?.contentModificationDate ?? .distantPast
             if modified < cutoff { unlink(file.path) }
         }
-        evictIfNeeded(keeping: "")
+        evictIfNeeded(&state, keeping: "")
+    }
+}
+
+extension DiskResponseCache.State {
+    /// A file's size and last use, replacing what was known of it.
+    mutating func record(_ name: String, bytes: Int, usedAt date: Date) {
+        forget(name)
+        files[name] = .init(bytes: bytes, lastUsed: date)
+        totalBytes += bytes
+    }
+
+    mutating func forget(_ name: String) {
+        if let old = files.removeValue(forKey: name) { totalBytes -= old.bytes }
     }
 }

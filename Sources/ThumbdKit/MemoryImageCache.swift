@@ -1,8 +1,9 @@
 import Foundation
+import Locking
 
 /// The memory tier: decoded images with their response facts, bounded by total cost in bytes
 /// (the loader's cost function), least recently used evicted first. O(1) per operation.
-final class MemoryImageCache<Image: Sendable>: @unchecked Sendable {
+final class MemoryImageCache<Image: Sendable>: Sendable {
     struct Entry: Sendable {
         var image: Image
         var info: CachedResponseInfo
@@ -10,7 +11,7 @@ final class MemoryImageCache<Image: Sendable>: @unchecked Sendable {
     }
 
     /// A node of the recency list; `newer` toward the head (most recent).
-    private final class Node {
+    fileprivate final class Node {
         let key: String
         var entry: Entry
         var newer: Node?
@@ -22,12 +23,16 @@ final class MemoryImageCache<Image: Sendable>: @unchecked Sendable {
         }
     }
 
+    /// The index and the recency list, behind one lock.
+    fileprivate struct State {
+        var nodes: [String: Node] = [:]
+        var newest: Node?
+        var oldest: Node?
+        var totalCost = 0
+    }
+
     let capacity: Int
-    private let lock = NSLock()
-    private var nodes: [String: Node] = [:]
-    private var newest: Node?
-    private var oldest: Node?
-    private var totalCost = 0
+    private let state = Locked(State())
 
     init(capacity: Int) {
         self.capacity = max(0, capacity)
@@ -35,9 +40,9 @@ final class MemoryImageCache<Image: Sendable>: @unchecked Sendable {
 
     /// The entry, marked as just used.
     func entry(for key: String) -> Entry? {
-        lock.criticalSection {
-            guard let node = nodes[key] else { return nil }
-            moveToFront(node)
+        state.withLock { state in
+            guard let node = state.nodes[key] else { return nil }
+            state.moveToFront(node)
             return node.entry
         }
     }
@@ -45,64 +50,61 @@ final class MemoryImageCache<Image: Sendable>: @unchecked Sendable {
     /// Adds or replaces; an entry that alone exceeds the capacity is not kept (and the old one
     /// under its key goes, so a stale image is not served in its place).
     func insert(_ entry: Entry, for key: String) {
-        lock.criticalSection {
-            if let existing = nodes.removeValue(forKey: key) {
-                unlink(existing)
-                totalCost -= existing.entry.cost
-            }
+        let capacity = self.capacity
+        state.withLock { state in
+            state.remove(key)
             guard entry.cost <= capacity else { return }
             let node = Node(key: key, entry: entry)
-            nodes[key] = node
-            pushFront(node)
-            totalCost += entry.cost
-            while totalCost > capacity, let victim = oldest {
-                nodes.removeValue(forKey: victim.key)
-                unlink(victim)
-                totalCost -= victim.entry.cost
+            state.nodes[key] = node
+            state.pushFront(node)
+            state.totalCost += entry.cost
+            while state.totalCost > capacity, let victim = state.oldest {
+                state.remove(victim.key)
             }
         }
     }
 
     /// Replaces the response facts of an entry (after a 304), keeping its image.
     func updateInfo(_ info: CachedResponseInfo, for key: String) {
-        lock.criticalSection {
-            guard let node = nodes[key] else { return }
+        state.withLock { state in
+            guard let node = state.nodes[key] else { return }
             node.entry.info = info
-            moveToFront(node)
+            state.moveToFront(node)
         }
     }
 
     func remove(_ key: String) {
-        lock.criticalSection {
-            guard let node = nodes.removeValue(forKey: key) else { return }
-            unlink(node)
-            totalCost -= node.entry.cost
-        }
+        state.withLock { $0.remove(key) }
     }
 
     func removeAll() {
-        lock.criticalSection {
+        state.withLock { state in
             // Break the links so the nodes are freed.
-            var node = newest
+            var node = state.newest
             while let current = node {
                 node = current.older
                 current.newer = nil
                 current.older = nil
             }
-            nodes.removeAll()
-            newest = nil
-            oldest = nil
-            totalCost = 0
+            state = State()
         }
     }
 
     var usage: (entries: Int, cost: Int) {
-        lock.criticalSection { (nodes.count, totalCost) }
+        state.withLock { ($0.nodes.count, $0.totalCost) }
+    }
+}
+
+// MARK: - The recency list
+
+extension MemoryImageCache.State {
+    mutating func remove(_ key: String) {
+        guard let node = nodes.removeValue(forKey: key) else { return }
+        unlink(node)
+        totalCost -= node.entry.cost
     }
 
-    // MARK: - The recency list (called with the lock held)
-
-    private func pushFront(_ node: Node) {
+    mutating func pushFront(_ node: MemoryImageCache.Node) {
         node.older = newest
         node.newer = nil
         newest?.newer = node
@@ -110,14 +112,14 @@ final class MemoryImageCache<Image: Sendable>: @unchecked Sendable {
         if oldest == nil { oldest = node }
     }
 
-    private func unlink(_ node: Node) {
+    mutating func unlink(_ node: MemoryImageCache.Node) {
         if let newer = node.newer { newer.older = node.older } else { newest = node.older }
         if let older = node.older { older.newer = node.newer } else { oldest = node.newer }
         node.newer = nil
         node.older = nil
     }
 
-    private func moveToFront(_ node: Node) {
+    mutating func moveToFront(_ node: MemoryImageCache.Node) {
         guard newest !== node else { return }
         unlink(node)
         pushFront(node)

@@ -2,11 +2,12 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Locking
 
 /// One HTTP transfer as the loader sees it: collects the body as chunks arrive, checks a 206
 /// against the partial it resumes, and can be stopped at any moment with what it had so far
 /// kept for the next attempt.
-final class NetworkTransfer: @unchecked Sendable {
+final class NetworkTransfer: Sendable {
     enum Outcome: Sendable {
         case finished(Result)
         /// The server answered a resume with a range that does not fit (other start, other
@@ -26,19 +27,25 @@ final class NetworkTransfer: @unchecked Sendable {
         var bytesReceived: Int
     }
 
-    private let lock = NSLock()
+    typealias Continuation = CheckedContinuation<Outcome, any Error>
+
+    /// What changes as the transfer runs, all behind one lock.
+    fileprivate struct State {
+        var continuation: Continuation?
+        var task: (any TransportTask)?
+        var response: TransportResponse?
+        var body = Data()
+        var expectedLength: Int?
+        var resumed = false
+        var bytesReceived = 0
+        /// Set once the outcome is decided (or the transfer stopped): later events are ignored.
+        var ended = false
+        var partialTaken = false
+    }
+
     private let partial: PartialDownload?
     private let onBytes: @Sendable (Int) -> Void
-    private var continuation: CheckedContinuation<Outcome, any Error>?
-    private var task: (any TransportTask)?
-    private var response: TransportResponse?
-    private var body = Data()
-    private var expectedLength: Int?
-    private var resumed = false
-    private var bytesReceived = 0
-    /// Set once the outcome is decided (or the transfer stopped): later events are ignored.
-    private var ended = false
-    private var partialTaken = false
+    private let state = Locked(State())
 
     /// `partial`: the bytes to resume from (a `Range` request is then expected to be sent);
     /// `onBytes` is told of each chunk's size as it arrives.
@@ -48,10 +55,10 @@ final class NetworkTransfer: @unchecked Sendable {
     }
 
     func run(on transport: any ThumbdTransport, request: URLRequest, priority: Float) async throws -> Outcome {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Outcome, any Error>) in
-            let stoppedEarly = lock.criticalSection { () -> Bool in
-                if ended { return true }
-                self.continuation = continuation
+        try await withCheckedThrowingContinuation { (continuation: Continuation) in
+            let stoppedEarly = state.withLock { state -> Bool in
+                if state.ended { return true }
+                state.continuation = continuation
                 return false
             }
             if stoppedEarly {
@@ -59,9 +66,9 @@ final class NetworkTransfer: @unchecked Sendable {
                 return
             }
             let task = transport.start(request, priority: priority) { [self] event in receive(event) }
-            let cancelNow = lock.criticalSection { () -> Bool in
-                self.task = task
-                return ended
+            let cancelNow = state.withLock { state -> Bool in
+                state.task = task
+                return state.ended
             }
             // Ended while starting (stopped, or refused at the head): make sure the transport
             // lets go too. Cancelling a finished task is harmless.
@@ -75,25 +82,21 @@ final class NetworkTransfer: @unchecked Sendable {
     /// interleave.
     @discardableResult
     func stop(keepingPartialFor key: String? = nil) -> PartialDownload? {
-        lock.lock()
-        var partial: PartialDownload?
-        var continuation: CheckedContinuation<Outcome, any Error>?
-        var task: (any TransportTask)?
-        if !ended {
-            ended = true
-            if let key { partial = partialLocked(key: key) }
-            continuation = self.continuation
-            task = self.task
-            self.continuation = nil
+        let partial = self.partial
+        let (kept, continuation, task) = state.withLock { state -> (PartialDownload?, Continuation?, (any TransportTask)?) in
+            guard !state.ended else { return (nil, nil, nil) }
+            state.ended = true
+            let kept = key.flatMap { state.takePartial(key: $0, resumingFrom: partial) }
+            defer { state.continuation = nil }
+            return (kept, state.continuation, state.task)
         }
-        lock.unlock()
         task?.cancel()
         continuation?.resume(throwing: CancellationError())
-        return partial
+        return kept
     }
 
     func setPriority(_ priority: Float) {
-        let task = lock.criticalSection { () -> (any TransportTask)? in ended ? nil : self.task }
+        let task = state.withLock { state -> (any TransportTask)? in state.ended ? nil : state.task }
         task?.setPriority(priority)
     }
 
@@ -101,20 +104,8 @@ final class NetworkTransfer: @unchecked Sendable {
     /// complete representation (200, or a resume that fit) with a strong validator and a known
     /// length, and was allowed to be stored.
     func takePartial(key: String) -> PartialDownload? {
-        lock.criticalSection { partialLocked(key: key) }
-    }
-
-    /// Called with the lock held.
-    private func partialLocked(key: String) -> PartialDownload? {
-        guard !partialTaken, let response, let expectedLength else { return nil }
-        partialTaken = true
-        guard response.statusCode == 200 || resumed, body.count > 0, body.count < expectedLength else { return nil }
-        guard !CacheControl(response.header("Cache-Control")).noStore else { return nil }
-        let responseETag = response.header("ETag").flatMap(Self.strongETag)
-        let etag = responseETag ?? (resumed ? partial?.info.etag : nil)
-        let lastModified = response.header("Last-Modified") ?? (resumed ? partial?.info.lastModified : nil)
-        guard etag != nil || lastModified != nil else { return nil }
-        return PartialDownload(key: key, info: .init(etag: etag, lastModified: lastModified, completeLength: expectedLength), data: body)
+        let partial = self.partial
+        return state.withLock { $0.takePartial(key: key, resumingFrom: partial) }
     }
 
     /// A strong ETag as written (`"abc"`), nil for weak ones (`W/"abc"`).
@@ -126,56 +117,66 @@ final class NetworkTransfer: @unchecked Sendable {
     // MARK: - Events
 
     private func receive(_ event: TransportEvent) {
-        var decided: (CheckedContinuation<Outcome, any Error>, Swift.Result<Outcome, any Error>)?
-        var cancelTask: (any TransportTask)?
-        var chunk = 0
-        lock.lock()
-        if !ended {
+        let partial = self.partial
+        let (decided, cancelTask, chunk) = state.withLock { state -> (Decision?, (any TransportTask)?, Int) in
+            guard !state.ended else { return (nil, nil, 0) }
             switch event {
             case .response(let head):
-                response = head
-                switch classify(head) {
-                case .keep:
-                    break
-                case .refuse(let outcome):
-                    ended = true
-                    cancelTask = task
-                    if let continuation { decided = (continuation, outcome) }
-                    continuation = nil
-                }
+                state.response = head
+                guard case .refuse(let outcome) = state.classify(head, resumingFrom: partial) else { return (nil, nil, 0) }
+                state.ended = true
+                defer { state.continuation = nil }
+                return (state.continuation.map { Decision(continuation: $0, result: outcome) }, state.task, 0)
             case .data(let data):
-                body.append(data)
-                bytesReceived += data.count
-                chunk = data.count
+                state.body.append(data)
+                state.bytesReceived += data.count
+                return (nil, nil, data.count)
             case .finished(let error):
-                ended = true
-                if let continuation {
-                    if let error {
-                        decided = (continuation, .failure(error))
-                    } else if let response {
-                        let result = Result(response: response, body: body, expectedLength: expectedLength,
-                                            resumedFrom: resumed ? partial?.data.count : nil, bytesReceived: bytesReceived)
-                        decided = (continuation, .success(.finished(result)))
-                    } else {
-                        decided = (continuation, .failure(ThumbdLoadError.invalidResponse("no response head")))
-                    }
+                state.ended = true
+                defer { state.continuation = nil }
+                guard let continuation = state.continuation else { return (nil, nil, 0) }
+                if let error { return (Decision(continuation: continuation, result: .failure(error)), nil, 0) }
+                guard let response = state.response else {
+                    return (Decision(continuation: continuation, result: .failure(ThumbdLoadError.invalidResponse("no response head"))), nil, 0)
                 }
-                continuation = nil
+                let result = Result(response: response, body: state.body, expectedLength: state.expectedLength,
+                                    resumedFrom: state.resumed ? partial?.data.count : nil, bytesReceived: state.bytesReceived)
+                return (Decision(continuation: continuation, result: .success(.finished(result))), nil, 0)
             }
         }
-        lock.unlock()
         if chunk > 0 { onBytes(chunk) }
         cancelTask?.cancel()
-        if let decided { decided.0.resume(with: decided.1) }
+        if let decided { decided.continuation.resume(with: decided.result) }
     }
 
-    private enum Classification {
+    /// The outcome decided by an event, resumed once the lock is released.
+    private struct Decision {
+        let continuation: Continuation
+        let result: Swift.Result<Outcome, any Error>
+    }
+}
+
+extension NetworkTransfer.State {
+    /// What `takePartial(key:)` and `stop(keepingPartialFor:)` hand back, with the lock held.
+    mutating func takePartial(key: String, resumingFrom partial: PartialDownload?) -> PartialDownload? {
+        guard !partialTaken, let response, let expectedLength else { return nil }
+        partialTaken = true
+        guard response.statusCode == 200 || resumed, body.count > 0, body.count < expectedLength else { return nil }
+        guard !CacheControl(response.header("Cache-Control")).noStore else { return nil }
+        let responseETag = response.header("ETag").flatMap(NetworkTransfer.strongETag)
+        let etag = responseETag ?? (resumed ? partial?.info.etag : nil)
+        let lastModified = response.header("Last-Modified") ?? (resumed ? partial?.info.lastModified : nil)
+        guard etag != nil || lastModified != nil else { return nil }
+        return PartialDownload(key: key, info: .init(etag: etag, lastModified: lastModified, completeLength: expectedLength), data: body)
+    }
+
+    enum Classification {
         case keep
-        case refuse(Swift.Result<Outcome, any Error>)
+        case refuse(Swift.Result<NetworkTransfer.Outcome, any Error>)
     }
 
-    /// Decides what a response head means for this transfer. Called under the lock.
-    private func classify(_ head: TransportResponse) -> Classification {
+    /// Decides what a response head means for this transfer.
+    mutating func classify(_ head: TransportResponse, resumingFrom partial: PartialDownload?) -> Classification {
         guard let partial else {
             if head.statusCode == 206 { return .refuse(.failure(ThumbdLoadError.invalidResponse("206 to a request without Range"))) }
             expectedLength = head.statusCode == 200 ? head.contentLength : nil

@@ -1,10 +1,11 @@
 import Foundation
+import Locking
 
 /// Where the bytes of stopped transfers wait for their resume: in memory (bounded in bytes,
 /// oldest dropped first) and, when the loader has a disk tier, on disk too, so a resume also
 /// works after the app restarts. Disk writes go through one serial queue, off the thread that
 /// cancelled (often the main thread), in the order they were asked for.
-final class PartialDownloadStore: @unchecked Sendable {
+final class PartialDownloadStore: Sendable {
     private struct Memory {
         var partials: [String: PartialDownload] = [:]
         var order: [String] = []
@@ -13,7 +14,7 @@ final class PartialDownloadStore: @unchecked Sendable {
 
     private let capacityBytes: Int
     private let disk: DiskResponseCache?
-    private let memory = LockedState(Memory())
+    private let memory = Locked(Memory())
     private let diskQueue = DispatchQueue(label: "ThumbdKit.PartialDownloadStore", qos: .utility)
 
     init(capacityBytes: Int, disk: DiskResponseCache?) {

@@ -2,10 +2,11 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Locking
 
 /// The session delegate: routes each task's callbacks to its event handler.
 final class SessionEventRouter: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    private let handlers = LockedState<[Int: @Sendable (TransportEvent) -> Void]>([:])
+    private let handlers = Locked<[Int: @Sendable (TransportEvent) -> Void]>([:])
 
     func register(_ taskIdentifier: Int, _ handler: @escaping @Sendable (TransportEvent) -> Void) {
         handlers.withLock { $0[taskIdentifier] = handler }

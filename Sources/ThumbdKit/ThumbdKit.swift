@@ -27,8 +27,10 @@
 ///   `Range: bytes=N-` with `If-Range` and appends a 206 that continues exactly at N, or starts
 ///   over cleanly.
 /// - **Transports** (`ThumbdTransport`): `URLSessionTransport` streams chunks through a data
-///   delegate (Linux's URLSession has no resume data); `ThrottledTransport` adds latency,
-///   bandwidth limits and jitter for simulators and tests.
+///   delegate (Linux's URLSession has no resume data). The `ThumbdKitTesting` library adds
+///   slower networks for simulators and tests: `ThrottledTransport` (latency, bandwidth limits
+///   and jitter per transfer) and `SharedLinkTransport` (one link all transfers share, as a
+///   phone's radio).
 /// - **Cells** (`ImageSlot`): what a reusable cell owns; binding a new item cancels the old
 ///   load and a late result for an older item is never delivered.
 /// - **Prefetching** (`ThumbdLoader.prefetch`): low priority, bounded concurrency,

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Locking
 
 /// Loads thumbd images for an app's grid: memory and disk tiers that follow HTTP caching,
 /// one transfer per URL however many ask (coalescing), prompt cancellation, resume of
@@ -17,39 +18,43 @@ import FoundationNetworking
 ///         return image
 ///     }, cost: { image, _ in Int(image.size.width * image.size.height * image.scale * image.scale * 4) })
 ///     let response = try await loader.load(url)   // response.image, .outcome, .bytesReceived
-public final class ThumbdLoader<Image: Sendable>: @unchecked Sendable {
+public final class ThumbdLoader<Image: Sendable>: Sendable {
     public let configuration: ThumbdLoaderConfiguration
-    let transport: any ThumbdTransport
-    let decode: @Sendable (Data) throws -> Image
-    let cost: @Sendable (Image, Data) -> Int
     let memory: MemoryImageCache<Image>
     let disk: DiskResponseCache?
     let partials: PartialDownloadStore
-    let stats = LockedState(LoaderCounters())
-    let prefetches = LockedState(PrefetchQueue())
+    let stats: Locked<LoaderCounters>
+    let prefetches = Locked(PrefetchQueue())
+    /// The loads under way, one per cache key, and who waits for each.
+    let flights: FlightTable<Image>
 
-    /// Guards the fields below and every `LoadFlight`'s mutable fields.
-    let flightLock = NSLock()
-    private var flights: [String: LoadFlight<Image>] = [:]
-    private var joinedWaiters: [UInt64: LoadFlight<Image>] = [:]
-    /// Waiters registered by `load` that have not joined a flight yet.
-    private var pendingWaiters: Set<UInt64> = []
-    /// Waiters cancelled in that window: they are answered as soon as they try to join.
-    private var cancelledWaiters: Set<UInt64> = []
-    private var lastWaiterID: UInt64 = 0
+    // The stages of a flight, in the order `resolve` runs them.
+    let lookup: DiskTierLookup<Image>
+    let revalidation: Revalidation<Image>
+    let download: Download<Image>
+    let store: DecodeAndStore<Image>
 
     public init(configuration: ThumbdLoaderConfiguration = ThumbdLoaderConfiguration(),
                 transport: any ThumbdTransport = URLSessionTransport(),
                 decode: @escaping @Sendable (Data) throws -> Image,
                 cost: @escaping @Sendable (Image, Data) -> Int = { _, data in data.count }) {
         self.configuration = configuration
-        self.transport = transport
-        self.decode = decode
-        self.cost = cost
-        memory = MemoryImageCache(capacity: configuration.memoryCapacity)
+        let memory = MemoryImageCache<Image>(capacity: configuration.memoryCapacity)
+        self.memory = memory
         let disk = configuration.diskDirectory.flatMap { DiskResponseCache(directory: $0, capacityBytes: configuration.diskCapacity) }
         self.disk = disk
-        partials = PartialDownloadStore(capacityBytes: configuration.partialDownloadMemory, disk: disk)
+        let partials = PartialDownloadStore(capacityBytes: configuration.partialDownloadMemory, disk: disk)
+        self.partials = partials
+        let stats = Locked(LoaderCounters())
+        self.stats = stats
+        let flights = FlightTable<Image>()
+        self.flights = flights
+        lookup = DiskTierLookup(disk: disk, now: configuration.now)
+        let download = Download(transport: transport, accept: configuration.accept, flights: flights, partials: partials, stats: stats)
+        self.download = download
+        revalidation = Revalidation(download: download, now: configuration.now)
+        store = DecodeAndStore(decode: decode, cost: cost, memory: memory, disk: disk, partials: partials, stats: stats,
+                               now: configuration.now)
     }
 
     // MARK: - Loading
@@ -71,13 +76,9 @@ public final class ThumbdLoader<Image: Sendable>: @unchecked Sendable {
         }
         stats.withLock { $0.loads += 1 }
         try Task.checkCancellation()
-        let id = flightLock.criticalSection { () -> UInt64 in
-            lastWaiterID += 1
-            pendingWaiters.insert(lastWaiterID)
-            return lastWaiterID
-        }
+        let id = flights.registerWaiter()
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: LoadFlight<Image>.Continuation) in
+            try await withCheckedThrowingContinuation { (continuation: FlightTable<Image>.Continuation) in
                 join(id, key: key, url: url, priority: priority, stale: entry, continuation: continuation)
             }
         } onCancel: {
@@ -143,7 +144,7 @@ public final class ThumbdLoader<Image: Sendable>: @unchecked Sendable {
     /// A snapshot of the loader-wide counters.
     public var counters: LoaderCounters {
         var snapshot = stats.withLock { $0 }
-        snapshot.loadsInFlight = flightLock.criticalSection { flights.count }
+        snapshot.loadsInFlight = flights.count
         return snapshot
     }
 
@@ -157,36 +158,10 @@ public final class ThumbdLoader<Image: Sendable>: @unchecked Sendable {
 
     // MARK: - Coalescing and cancellation
 
-    private enum JoinStep {
-        case cancelled
-        case hit(ImageResponse<Image>)
-        case joined(NetworkTransfer?, raisedTo: LoadPriority?)
-        case started
-    }
-
     private func join(_ id: UInt64, key: String, url: URL, priority: LoadPriority, stale: MemoryImageCache<Image>.Entry?,
-                      continuation: LoadFlight<Image>.Continuation) {
-        let step = flightLock.criticalSection { () -> JoinStep in
-            pendingWaiters.remove(id)
-            if cancelledWaiters.remove(id) != nil { return .cancelled }
-            let waiter = LoadFlight<Image>.Waiter(continuation: continuation, priority: priority)
-            if let flight = flights[key] {
-                let before = flight.priority
-                flight.waiters[id] = waiter
-                joinedWaiters[id] = flight
-                return .joined(flight.transfer, raisedTo: priority > before ? priority : nil)
-            }
-            // A flight that has just finished filled the memory tier before leaving the table, so
-            // checking here, under the lock, leaves no window for a second transfer.
-            if let hit = freshMemoryHit(memory.entry(for: key), url: url) { return .hit(hit) }
-            let flight = LoadFlight<Image>(key: key, url: url, staleMemory: stale)
-            flight.waiters[id] = waiter
-            joinedWaiters[id] = flight
-            flights[key] = flight
-            flight.task = Task.detached(priority: priority.taskPriority) { [self] in
-                await run(flight)
-            }
-            return .started
+                      continuation: FlightTable<Image>.Continuation) {
+        let step = flights.join(id, key: key, url: url, priority: priority, staleMemory: stale, continuation: continuation) {
+            freshMemoryHit(memory.entry(for: key), url: url)
         }
         switch step {
         case .cancelled:
@@ -197,39 +172,18 @@ public final class ThumbdLoader<Image: Sendable>: @unchecked Sendable {
         case .joined(let transfer, let raised):
             stats.withLock { $0.coalesced += 1 }
             if let raised { transfer?.setPriority(raised.transferPriority) }
-        case .started:
-            break
+        case .started(let flight):
+            let task = Task.detached(priority: priority.taskPriority) { [self] in
+                await run(flight)
+            }
+            // Every waiter left before the task was attached (or it has already finished).
+            if !flights.attach(task, to: flight) { task.cancel() }
         }
-    }
-
-    private enum LeaveStep {
-        case nothing
-        case answer(LoadFlight<Image>.Continuation, lowerTo: (NetworkTransfer, LoadPriority)?)
-        case abandon(LoadFlight<Image>.Continuation, LoadFlight<Image>, NetworkTransfer?, Task<Void, Never>?)
     }
 
     /// The caller of waiter `id` cancelled: answer it now; stop the flight if nobody else waits.
     private func leave(_ id: UInt64) {
-        let step = flightLock.criticalSection { () -> LeaveStep in
-            if pendingWaiters.remove(id) != nil {
-                cancelledWaiters.insert(id)
-                return .nothing
-            }
-            guard let flight = joinedWaiters.removeValue(forKey: id), let waiter = flight.waiters.removeValue(forKey: id) else {
-                return .nothing  // already answered
-            }
-            if flight.waiters.isEmpty {
-                flight.abandoned = true
-                if flights[flight.key] === flight { flights.removeValue(forKey: flight.key) }
-                return .abandon(waiter.continuation, flight, flight.transfer, flight.task)
-            }
-            let remaining = flight.priority
-            if waiter.priority > remaining, let transfer = flight.transfer {
-                return .answer(waiter.continuation, lowerTo: (transfer, remaining))
-            }
-            return .answer(waiter.continuation, lowerTo: nil)
-        }
-        switch step {
+        switch flights.leave(id) {
         case .nothing:
             return
         case .answer(let continuation, let lower):
@@ -258,35 +212,10 @@ public final class ThumbdLoader<Image: Sendable>: @unchecked Sendable {
         } catch {
             result = .failure(ThumbdLoadError.transport(String(describing: error)))
         }
-        let continuations = flightLock.criticalSection { () -> [LoadFlight<Image>.Continuation] in
-            if flights[flight.key] === flight { flights.removeValue(forKey: flight.key) }
-            var continuations: [LoadFlight<Image>.Continuation] = []
-            for (id, waiter) in flight.waiters {
-                joinedWaiters.removeValue(forKey: id)
-                continuations.append(waiter.continuation)
-            }
-            flight.waiters.removeAll()
-            flight.transfer = nil
-            return continuations
-        }
+        let continuations = flights.finish(flight)
         if case .failure = result, !continuations.isEmpty {
             stats.withLock { $0.failures += 1 }
         }
         for continuation in continuations { continuation.resume(with: result) }
-    }
-
-    /// Registers `transfer` as the flight's current one; nil when the flight was abandoned.
-    func register(_ transfer: NetworkTransfer, in flight: LoadFlight<Image>) -> LoadPriority? {
-        flightLock.criticalSection { () -> LoadPriority? in
-            guard !flight.abandoned else { return nil }
-            flight.transfer = transfer
-            return flight.priority
-        }
-    }
-
-    func unregister(_ transfer: NetworkTransfer, from flight: LoadFlight<Image>) {
-        flightLock.criticalSection {
-            if flight.transfer === transfer { flight.transfer = nil }
-        }
     }
 }

@@ -4,8 +4,9 @@ import FoundationNetworking
 #endif
 
 /// How ThumbdKit talks HTTP: start a request, receive its head, its body in chunks and its end.
-/// `URLSessionTransport` is the default; `ThrottledTransport` wraps any transport to add
-/// latency, a bandwidth limit and delivery jitter (for simulators and tests).
+/// `URLSessionTransport` is the default. For simulators and tests, the `ThumbdKitTesting`
+/// library wraps any transport in a slower network: `ThrottledTransport` (latency, bandwidth
+/// and jitter per transfer) or `SharedLinkTransport` (one link shared by all transfers).
 ///
 /// Streaming chunks (rather than one `Data` at the end) is what lets the loader keep the bytes
 /// of a stopped transfer and resume it with a `Range` request: Linux's URLSession has no resume

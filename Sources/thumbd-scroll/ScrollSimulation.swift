@@ -1,4 +1,5 @@
 import Foundation
+import ThumbdKitTesting
 
 /// One strategy's run of the script: a frame every 16 ms of wall time, each placing the grid
 /// where the script says it is at that simulated moment, recycling cells like a collection

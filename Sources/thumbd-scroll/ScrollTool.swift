@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import ThumbdKit
+import ThumbdKitTesting
 
 /// The whole run: list the library, play the script once per strategy (each cold: a fresh
 /// loader, disk folder and link), print the table and the `RESULT` line.

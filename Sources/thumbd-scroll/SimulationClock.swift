@@ -14,13 +14,6 @@ struct SimulationClock: Sendable {
 
     /// Simulated seconds since the start.
     func now() -> Double {
-        (ContinuousClock.now - origin).inSeconds * timeScale
-    }
-}
-
-extension Duration {
-    var inSeconds: Double {
-        let parts = components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+        (ContinuousClock.now - origin) / .seconds(1) * timeScale
     }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import Locking
+import ThumbdKitTesting
 
 /// Sorts the link's bytes by what was on screen when each transfer ended (completed, failed or
 /// was cancelled mid-way), and counts what resumes saved.
@@ -10,7 +12,7 @@ import Foundation
 ///   view at all is counted apart.
 ///
 /// Fed from the link's threads and from the simulation (on the main actor), so behind a lock.
-final class TransferLedger: @unchecked Sendable {
+final class TransferLedger: Sendable {
     struct Summary: Sendable {
         var bytesScrolledAway = 0
         var bytesAhead = 0
@@ -20,34 +22,37 @@ final class TransferLedger: @unchecked Sendable {
         var resumes = 0
     }
 
-    private let lock = NSLock()
-    private var visible: Set<URL> = []
-    private var everVisible: Set<URL> = []
-    private var totals = Summary()
-    private var aheadByURL: [URL: Int] = [:]
+    private struct State {
+        var visible: Set<URL> = []
+        var everVisible: Set<URL> = []
+        var totals = Summary()
+        var aheadByURL: [URL: Int] = [:]
+    }
+
+    private let state = Locked(State())
 
     /// What is in view from now on. Set before the strategy hears of cells that left, so the
     /// cancellations that follow are judged against the new screen.
     func setVisible(_ urls: Set<URL>) {
-        lock.guarded {
-            visible = urls
-            everVisible.formUnion(urls)
+        state.withLock { state in
+            state.visible = urls
+            state.everVisible.formUnion(urls)
         }
     }
 
     func record(_ report: LinkTransferReport) {
-        lock.guarded {
+        state.withLock { state in
             if report.completed, report.statusCode == 206, let start = report.rangeStart {
-                totals.bytesSavedByResume += start
-                totals.resumes += 1
+                state.totals.bytesSavedByResume += start
+                state.totals.resumes += 1
             }
             // Bytes for what is on screen are what the user waits for: not counted apart.
-            if visible.contains(report.url) { return }
-            if everVisible.contains(report.url) {
-                totals.bytesScrolledAway += report.bytes
+            if state.visible.contains(report.url) { return }
+            if state.everVisible.contains(report.url) {
+                state.totals.bytesScrolledAway += report.bytes
             } else {
-                totals.bytesAhead += report.bytes
-                aheadByURL[report.url, default: 0] += report.bytes
+                state.totals.bytesAhead += report.bytes
+                state.aheadByURL[report.url, default: 0] += report.bytes
             }
         }
     }
@@ -55,9 +60,9 @@ final class TransferLedger: @unchecked Sendable {
     /// The figures so far; prefetched bytes for images that never came into view are known
     /// only now.
     func summary() -> Summary {
-        lock.guarded {
-            var result = totals
-            result.bytesAheadNeverShown = aheadByURL.filter { !everVisible.contains($0.key) }.values.reduce(0, +)
+        state.withLock { state in
+            var result = state.totals
+            result.bytesAheadNeverShown = state.aheadByURL.filter { !state.everVisible.contains($0.key) }.values.reduce(0, +)
             return result
         }
     }

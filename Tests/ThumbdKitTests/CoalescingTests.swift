@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Thumbd
 import ThumbdKit
+import ThumbdKitTesting
 
 /// One transfer for many callers, stopped only when the last of them cancels.
 @Suite(.serialized) struct CoalescingTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Thumbd
 import ThumbdKit
+import ThumbdKitTesting
 import ThumbdProtocol
 
 /// Prefetching: low priority, bounded, cancellable; a visible load joins a prefetch under way

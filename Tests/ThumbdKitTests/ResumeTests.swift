@@ -5,6 +5,7 @@ import FoundationNetworking
 import Testing
 import Thumbd
 @testable import ThumbdKit
+import ThumbdKitTesting
 import ThumbdProtocol
 
 /// A multi-megabyte thumbnail stopped a third of the way resumes with `Range` + `If-Range`,

@@ -3,6 +3,7 @@ import Testing
 import TestSupport
 import Thumbd
 import ThumbdKit
+import ThumbdKitTesting
 
 /// The classic bug of reused cells: an image for the item a cell showed before arrives late and
 /// replaces the current one. 1,000 items, 12 slots rebound at random while completions are

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Imaging
+import Locking
 import TestSupport
 import ThumbdKit
 
@@ -73,86 +74,75 @@ enum TestImages {
 }
 
 /// A clock the tests move by hand, so freshness expires without sleeping.
-final class ManualClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: Date
+final class ManualClock: Sendable {
+    private let current: Locked<Date>
 
     init(_ start: Date = Date()) {
-        current = start
+        current = Locked(start)
     }
 
     func now() -> Date {
-        lock.lock()
-        defer { lock.unlock() }
-        return current
+        current.withLock { $0 }
     }
 
     func advance(by seconds: TimeInterval) {
-        lock.lock()
-        current = current.addingTimeInterval(seconds)
-        lock.unlock()
+        current.withLock { $0 = $0.addingTimeInterval(seconds) }
     }
 }
 
 /// Values appended from any thread.
-final class Recorder<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: [Value] = []
+final class Recorder<Value: Sendable>: Sendable {
+    private let stored = Locked<[Value]>([])
 
     func append(_ value: Value) {
-        lock.lock()
-        stored.append(value)
-        lock.unlock()
+        stored.withLock { $0.append(value) }
     }
 
     var values: [Value] {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored
+        stored.withLock { $0 }
     }
 }
 
 /// A transport wrapper that records what passes through it: requests, cancellations and
 /// priority changes. The server behind it is the real one.
-final class RecordingTransport: ThumbdTransport, @unchecked Sendable {
+final class RecordingTransport: ThumbdTransport, Sendable {
+    private struct Log {
+        var sent: [URLRequest] = []
+        var startPriorities: [Float] = []
+        var priorityChanges: [Float] = []
+        var cancelCount = 0
+    }
+
     private let inner: any ThumbdTransport
-    private let lock = NSLock()
-    private var sent: [URLRequest] = []
-    private var startPriorities: [Float] = []
-    private var priorityChanges: [Float] = []
-    private var cancelCount = 0
+    private let log = Locked(Log())
 
     init(wrapping inner: any ThumbdTransport) {
         self.inner = inner
     }
 
     func start(_ request: URLRequest, priority: Float, events: @escaping @Sendable (TransportEvent) -> Void) -> any TransportTask {
-        lock.lock()
-        sent.append(request)
-        startPriorities.append(priority)
-        lock.unlock()
+        log.withLock { log in
+            log.sent.append(request)
+            log.startPriorities.append(priority)
+        }
         return RecordedTask(inner: inner.start(request, priority: priority, events: events), owner: self)
     }
 
-    var requests: [URLRequest] { lock.lock(); defer { lock.unlock() }; return sent }
-    var priorities: [Float] { lock.lock(); defer { lock.unlock() }; return startPriorities }
-    var changes: [Float] { lock.lock(); defer { lock.unlock() }; return priorityChanges }
-    var cancels: Int { lock.lock(); defer { lock.unlock() }; return cancelCount }
+    var requests: [URLRequest] { log.withLock { $0.sent } }
+    var priorities: [Float] { log.withLock { $0.startPriorities } }
+    var changes: [Float] { log.withLock { $0.priorityChanges } }
+    var cancels: Int { log.withLock { $0.cancelCount } }
 
     fileprivate func noteCancel() {
-        lock.lock()
-        cancelCount += 1
-        lock.unlock()
+        log.withLock { $0.cancelCount += 1 }
     }
 
     fileprivate func notePriority(_ priority: Float) {
-        lock.lock()
-        priorityChanges.append(priority)
-        lock.unlock()
+        log.withLock { $0.priorityChanges.append(priority) }
     }
 }
 
-private final class RecordedTask: TransportTask, @unchecked Sendable {
+private final class RecordedTask: TransportTask, Sendable {
     let inner: any TransportTask
     let owner: RecordingTransport
 

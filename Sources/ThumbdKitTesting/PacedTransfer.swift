@@ -2,10 +2,12 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Locking
+import ThumbdKit
 
 /// One throttled transfer: events from the wrapped transport are queued with the time each
 /// may be delivered (never earlier than the one before it), and delivered in order.
-final class PacedTransfer: TransportTask, @unchecked Sendable {
+final class PacedTransfer: TransportTask, Sendable {
     private struct Pending {
         var due: DispatchTime
         var event: TransportEvent
@@ -14,52 +16,56 @@ final class PacedTransfer: TransportTask, @unchecked Sendable {
     /// Chunks are cut to this size so pacing is smooth and a cancel lands between them.
     private static let sliceBytes = 16 * 1024
 
-    private let lock = NSLock()
-    private let queue: DispatchQueue
-    private let settings: LockedState<ThrottledTransport.Settings>
-    private let events: @Sendable (TransportEvent) -> Void
-    private var inner: (any TransportTask)?
-    private var priority: Float
-    private var cancelled = false
-    private var pending: [Pending] = []
-    private var head = 0
-    private var lastDue = DispatchTime.now()
-    private var drainScheduled = false
+    /// The wrapped transfer and the events waiting their time, behind one lock.
+    private struct State {
+        var inner: (any TransportTask)?
+        var priority: Float
+        var cancelled = false
+        var pending: [Pending] = []
+        var head = 0
+        var lastDue = DispatchTime.now()
+        var drainScheduled = false
+    }
 
-    init(queue: DispatchQueue, settings: LockedState<ThrottledTransport.Settings>, priority: Float,
+    private let queue: DispatchQueue
+    private let settings: Locked<ThrottledTransport.Settings>
+    private let events: @Sendable (TransportEvent) -> Void
+    private let state: Locked<State>
+
+    init(queue: DispatchQueue, settings: Locked<ThrottledTransport.Settings>, priority: Float,
          events: @escaping @Sendable (TransportEvent) -> Void) {
         self.queue = queue
         self.settings = settings
-        self.priority = priority
         self.events = events
+        state = Locked(State(priority: priority))
     }
 
     func begin(_ transport: any ThumbdTransport, _ request: URLRequest) {
-        let startPriority = lock.criticalSection { () -> Float? in cancelled ? nil : priority }
+        let startPriority = state.withLock { state -> Float? in state.cancelled ? nil : state.priority }
         guard let startPriority else { return }
         let task = transport.start(request, priority: startPriority) { [self] event in enqueue(event) }
-        let cancelledMeanwhile = lock.criticalSection { () -> Bool in
-            if !cancelled { inner = task }
-            return cancelled
+        let cancelledMeanwhile = state.withLock { state -> Bool in
+            if !state.cancelled { state.inner = task }
+            return state.cancelled
         }
         if cancelledMeanwhile { task.cancel() }
     }
 
     func cancel() {
-        let task = lock.criticalSection { () -> (any TransportTask)? in
-            cancelled = true
-            pending.removeAll()
-            head = 0
-            drainScheduled = false
-            return inner
+        let task = state.withLock { state -> (any TransportTask)? in
+            state.cancelled = true
+            state.pending.removeAll()
+            state.head = 0
+            state.drainScheduled = false
+            return state.inner
         }
         task?.cancel()
     }
 
     func setPriority(_ priority: Float) {
-        let task = lock.criticalSection { () -> (any TransportTask)? in
-            self.priority = priority
-            return inner
+        let task = state.withLock { state -> (any TransportTask)? in
+            state.priority = priority
+            return state.inner
         }
         task?.setPriority(priority)
     }
@@ -82,17 +88,17 @@ final class PacedTransfer: TransportTask, @unchecked Sendable {
         case .response, .finished:
             items.append((event, limits.jitter > 0 ? Double.random(in: 0...limits.jitter) : 0))
         }
-        let firstDrain = lock.criticalSection { () -> DispatchTime? in
-            guard !cancelled else { return nil }
+        let firstDrain = state.withLock { state -> DispatchTime? in
+            guard !state.cancelled else { return nil }
             for item in items {
-                let start = max(lastDue, DispatchTime.now())
-                lastDue = start + item.delay
-                pending.append(Pending(due: lastDue, event: item.event))
+                let start = max(state.lastDue, DispatchTime.now())
+                state.lastDue = start + item.delay
+                state.pending.append(Pending(due: state.lastDue, event: item.event))
             }
             // One drain outstanding at a time, set for the earliest event waiting.
-            guard !drainScheduled, head < pending.count else { return nil }
-            drainScheduled = true
-            return pending[head].due
+            guard !state.drainScheduled, state.head < state.pending.count else { return nil }
+            state.drainScheduled = true
+            return state.pending[state.head].due
         }
         if let firstDrain {
             queue.asyncAfter(deadline: firstDrain) { [self] in drain() }
@@ -103,17 +109,17 @@ final class PacedTransfer: TransportTask, @unchecked Sendable {
     /// the serial queue.
     private func drain() {
         while true {
-            let (next, later) = lock.criticalSection { () -> (TransportEvent?, DispatchTime?) in
-                guard !cancelled, head < pending.count else {
-                    drainScheduled = false
+            let (next, later) = state.withLock { state -> (TransportEvent?, DispatchTime?) in
+                guard !state.cancelled, state.head < state.pending.count else {
+                    state.drainScheduled = false
                     return (nil, nil)
                 }
-                guard pending[head].due <= DispatchTime.now() else { return (nil, pending[head].due) }
-                let event = pending[head].event
-                head += 1
-                if head == pending.count {
-                    pending.removeAll(keepingCapacity: true)
-                    head = 0
+                guard state.pending[state.head].due <= DispatchTime.now() else { return (nil, state.pending[state.head].due) }
+                let event = state.pending[state.head].event
+                state.head += 1
+                if state.head == state.pending.count {
+                    state.pending.removeAll(keepingCapacity: true)
+                    state.head = 0
                 }
                 return (event, nil)
             }

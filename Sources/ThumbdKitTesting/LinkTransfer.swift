@@ -2,10 +2,10 @@ import Foundation
 import ThumbdKit
 
 /// One transfer on the shared link: the events the wrapped transport produced that have not
-/// crossed the link yet, and how many body bytes have.
-///
-/// Every mutable field is guarded by the owning `SharedLinkTransport`'s lock.
-final class LinkTransfer: @unchecked Sendable {
+/// crossed the link yet, and how many body bytes have. A value in the link's state, so the
+/// link's lock guards it with the rest; the link forgets it when the client cancels or its
+/// end has been delivered.
+struct LinkTransfer: Sendable {
     private enum Waiting {
         case head(TransportResponse)
         case data(Data)
@@ -19,19 +19,15 @@ final class LinkTransfer: @unchecked Sendable {
 
     var priority: Float
     var innerTask: (any TransportTask)?
-    /// The client cancelled: nothing more is delivered.
-    var cancelled = false
-    /// The link dropped it (end of a run): a failure is delivered instead of the rest.
+    /// The link dropped it (`disconnectAll`): a failure is delivered instead of the rest.
     var hungUp = false
     /// The wrapped transport has sent its end.
-    var innerFinished = false
-    /// The report has been sent (exactly once, by completion or cancellation).
-    var reported = false
-    var statusCode: Int?
-    var expectedLength: Int?
+    private(set) var innerFinished = false
+    private(set) var statusCode: Int?
+    private(set) var expectedLength: Int?
     /// Body bytes handed to the client so far.
     private(set) var delivered = 0
-    /// Its end has been taken for delivery: the link can forget it.
+    /// Its end has been taken for delivery: nothing more crosses the link.
     private(set) var fullyTaken = false
 
     private var waiting: [Waiting] = []
@@ -47,8 +43,11 @@ final class LinkTransfer: @unchecked Sendable {
         self.events = events
     }
 
+    /// Still crossing the link: neither dropped nor wholly carried.
+    var isOnLink: Bool { !hungUp && !fullyTaken }
+
     /// An event from the wrapped transport, to cross the link in its turn.
-    func enqueue(_ event: TransportEvent) {
+    mutating func enqueue(_ event: TransportEvent) {
         switch event {
         case .response(let head):
             statusCode = head.statusCode
@@ -69,13 +68,13 @@ final class LinkTransfer: @unchecked Sendable {
     }
 
     /// The heads and ends at the front, which take no bandwidth.
-    func takeControlEvents(into out: inout [(LinkTransfer, TransportEvent)]) {
+    mutating func takeControlEvents(into out: inout [(UInt64, TransportEvent)]) {
         while front < waiting.count {
             switch waiting[front] {
             case .head(let head):
-                out.append((self, .response(head)))
+                out.append((id, .response(head)))
             case .finish(let error):
-                out.append((self, .finished(error)))
+                out.append((id, .finished(error)))
                 fullyTaken = true
             case .data:
                 return
@@ -85,7 +84,7 @@ final class LinkTransfer: @unchecked Sendable {
     }
 
     /// Up to `limit` body bytes from the front, in order.
-    func takeBytes(upTo limit: Int) -> Data {
+    mutating func takeBytes(upTo limit: Int) -> Data {
         var taken = Data()
         while taken.count < limit, front < waiting.count, case .data(let chunk) = waiting[front] {
             let start = chunk.startIndex + frontOffset
@@ -102,7 +101,7 @@ final class LinkTransfer: @unchecked Sendable {
         LinkTransferReport(url: url, bytes: delivered, statusCode: statusCode, rangeStart: rangeStart, completed: completed)
     }
 
-    private func advance() {
+    private mutating func advance() {
         front += 1
         frontOffset = 0
         if front == waiting.count {

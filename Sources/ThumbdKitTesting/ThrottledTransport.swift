@@ -2,6 +2,8 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Locking
+import ThumbdKit
 
 /// Wraps a transport to behave like a slower network, as the loader sees it: a latency before
 /// each request starts, a bandwidth limit on how fast body bytes are delivered, and optional
@@ -11,7 +13,7 @@ import FoundationNetworking
 /// The limit paces delivery, not the socket: the wrapped transport may receive ahead into its
 /// buffers. Settings can be changed while transfers run; a new bandwidth applies to the next
 /// chunk.
-public final class ThrottledTransport: ThumbdTransport, @unchecked Sendable {
+public final class ThrottledTransport: ThumbdTransport, Sendable {
     public struct Settings: Sendable, Equatable {
         /// Seconds before each request is started.
         public var latency: TimeInterval
@@ -28,13 +30,13 @@ public final class ThrottledTransport: ThumbdTransport, @unchecked Sendable {
     }
 
     private let inner: any ThumbdTransport
-    private let current: LockedState<Settings>
+    private let current: Locked<Settings>
     /// One serial queue for all deliveries: each transfer's events stay in order.
-    private let queue = DispatchQueue(label: "ThumbdKit.ThrottledTransport")
+    private let queue = DispatchQueue(label: "ThumbdKitTesting.ThrottledTransport")
 
     public init(wrapping inner: any ThumbdTransport = URLSessionTransport(), settings: Settings = Settings()) {
         self.inner = inner
-        current = LockedState(settings)
+        current = Locked(settings)
     }
 
     public var settings: Settings {
