@@ -44,7 +44,7 @@ ok=$(grep -c '^200$' <<< "$codes" || true)
 thumbd_rate=$(echo "$count / ($end - $start)" | bc -l)
 peak_kb=$(awk '/VmHWM/ { print $2 }' "/proc/$THUMBD_PID/status")
 
-read -r limit_count limit_seconds < <("$BENCH_DIR/vips_limit" 2 "$PASSES" "${names[@]/#/$LIB/}")
+read -r limit_count limit_seconds _ < <("$BENCH_DIR/vips_limit" 2 "$PASSES" "${names[@]/#/$LIB/}")
 limit_rate=$(echo "$limit_count / $limit_seconds" | bc -l)
 
 echo "thumbnails: ${#names[@]} photos x 4 sizes x $PASSES passes = $count distinct thumbnails, fit=cover, JPEG q=80"

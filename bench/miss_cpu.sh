@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Thumbnail misses priced in server CPU: every photo at 4 sizes (fit=cover, JPEG q80), each
+# URL asked once by 4 concurrent clients against a fresh cache, for this build and any earlier
+# builds named in REFERENCES (built once in worktrees), in alternating rounds; beside them the
+# compute limit, libvips called in-process on 2 threads over the same files and sizes
+# (bench/vips_limit.c). The server's CPU per thumbnail comes from /proc over the run, so the
+# load generator does not count against it.
+#   REFERENCES="fd5154e" bench/miss_cpu.sh
+# Target (issue 25): thumbd's CPU per thumbnail within 1/0.95 of the C loop's.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source bench/lib.sh
+
+PASSES="${PASSES:-2}"
+PORT="${PORT:-18320}"
+LIB=$(bench_photos)
+TICK=$(getconf CLK_TCK)
+mapfile -t names < <(cd "$LIB" && ls *.jpg | sort)
+cc -O2 -o "$BENCH_DIR/vips_limit" bench/vips_limit.c $(pkg-config --cflags --libs vips) -lpthread
+
+builds=("current=.build/release/thumbd=config/thumbd.yaml")
+for rev in ${REFERENCES:-}; do
+    tree="$BENCH_DIR/ref-$rev"
+    if [ ! -x "$tree/.build/release/thumbd" ]; then
+        [ -d "$tree" ] || git worktree add --detach "$tree" "$rev" > /dev/null
+        (cd "$tree" && swift build -c release --product thumbd > "$BENCH_DIR/ref-$rev.log" 2>&1) \
+            || { echo "could not build $rev (see $BENCH_DIR/ref-$rev.log)" >&2; exit 1; }
+    fi
+    builds+=("$rev=$tree/.build/release/thumbd=$tree/config/thumbd.yaml")
+done
+
+urls="$BENCH_DIR/miss-urls"
+: > "$urls"
+for pass in $(seq 0 $((PASSES - 1))); do
+    for n in "${names[@]}"; do
+        for size in "150 150" "300 300" "300 200" "640 480"; do
+            set -- $size
+            printf 'url = "http://127.0.0.1:%s/img/%s?w=%d&h=%d&fit=cover&fm=jpeg&q=80"\noutput = "/dev/null"\n' \
+                "$PORT" "$n" $(($1 + pass)) $(($2 + pass)) >> "$urls"
+        done
+    done
+done
+count=$(grep -c '^url' "$urls")
+
+pid=0
+trap 'kill $pid 2>/dev/null || true' EXIT
+declare -A rate cpu peak
+for _ in $(seq 1 "$ROUNDS"); do
+    for entry in "${builds[@]}"; do
+        IFS== read -r label binary config <<< "$entry"
+        rm -rf "$BENCH_DIR/miss-cache"
+        "$binary" serve --config "$config" --host 127.0.0.1 --port "$PORT" --library "$LIB" --cache-dir "$BENCH_DIR/miss-cache" \
+            2> "$BENCH_DIR/miss-$label.log" &
+        pid=$!
+        wait_for_port "$PORT"
+        read -r u0 s0 < <(sed 's/.*) //' "/proc/$pid/stat" | awk '{ print $12, $13 }')
+        start=$(date +%s.%N)
+        codes=$(curl -s --no-progress-meter -Z --parallel-max 4 -K "$urls" -w '%{http_code}\n')
+        end=$(date +%s.%N)
+        read -r u1 s1 < <(sed 's/.*) //' "/proc/$pid/stat" | awk '{ print $12, $13 }')
+        ok=$(grep -c '^200$' <<< "$codes" || true)
+        [ "$ok" -eq "$count" ] || { echo "$label: only $ok of $count thumbnails were 200" >&2; exit 1; }
+        rate[$label]+="$(echo "$count / ($end - $start)" | bc -l) "
+        cpu[$label]+="$(echo "($u1 + $s1 - $u0 - $s0) * 1000 / $TICK / $count" | bc -l) "
+        peak[$label]+="$(awk '/VmHWM/ { print $2 / 1024 }' "/proc/$pid/status") "
+        kill "$pid"; wait "$pid" 2>/dev/null || true
+    done
+    read -r n seconds cpu_seconds < <("$BENCH_DIR/vips_limit" 2 "$PASSES" "${names[@]/#/$LIB/}")
+    rate[limit]+="$(echo "$n / $seconds" | bc -l) "
+    cpu[limit]+="$(echo "$cpu_seconds * 1000 / $n" | bc -l) "
+done
+
+echo "thumbnail misses: ${#names[@]} photos x 4 sizes x $PASSES passes = $count distinct, fit=cover, JPEG q80, 4 clients; $ROUNDS alternating rounds, medians"
+printf '%-28s %14s %16s %12s %10s\n' "" "thumbnails/s" "CPU ms/thumb" "limit/CPU" "peak MB"
+limit_cpu=$(median ${cpu[limit]})
+for entry in "${builds[@]}"; do
+    label=${entry%%=*}
+    c=$(median ${cpu[$label]})
+    printf '%-28s %14.1f %16.2f %11.2fx %10.0f\n' "thumbd $label" "$(median ${rate[$label]})" "$c" "$(echo "$limit_cpu / $c" | bc -l)" \
+        "$(median ${peak[$label]})"
+done
+printf '%-28s %14.1f %16.2f %11.2fx\n' "libvips C loop (2 threads)" "$(median ${rate[limit]})" "$limit_cpu" 1
