@@ -12,7 +12,7 @@ import Glibc
 /// The program gets standard input, output and error and no other descriptor of this
 /// process: a test's open socket inherited by a daemon the program starts (cluster.sh's
 /// replicas) would stay open after the test closed it, and the server would never see
-/// that client leave.
+/// that client leave. Nor does it inherit a blocked or ignored signal.
 @discardableResult
 public func runProgram(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
                        timeout: Double? = nil) throws -> (status: Int32, output: String, errors: String) {
@@ -38,8 +38,21 @@ public func runProgram(_ executable: String, _ arguments: [String], environment:
     let env = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer { (argv + env).forEach { free($0) } }
 
+    // No signal blocked and every signal at its default in the program: the calling thread
+    // (a Dispatch worker) blocks signals, and a blocked mask survives exec, so daemons the
+    // program starts (Ceph's) would never see the SIGTERM that stops them.
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var none = sigset_t(), all = sigset_t()
+    sigemptyset(&none)
+    sigfillset(&all)
+    posix_spawnattr_setsigmask(&attributes, &none)
+    posix_spawnattr_setsigdefault(&attributes, &all)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
     var pid: pid_t = 0
-    let spawned = posix_spawn(&pid, executable, &actions, nil, argv, env)
+    let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, env)
     close(fds[1])
     guard spawned == 0 else { throw SpawnFailed(executable: executable, code: spawned) }
     let watchdog = DispatchWorkItem { _ = kill(pid, SIGKILL) }
