@@ -24,7 +24,7 @@ public final class ThumbdApp: HTTPHandler {
     /// Nil without `admin.token`: the route does not exist.
     private let purge: PurgeRoute?
 
-    public init(config: ThumbdConfig, library: ImageLibrary, gauges: ServerGauges, clock: any MonotonicClock = SystemClock(),
+    public init(config: ThumbdConfig, library root: LibraryRoot, gauges: ServerGauges, clock: any MonotonicClock = SystemClock(),
                 logger: Logger = Logger(label: "thumbd")) {
         self.config = config
         let metrics = ThumbdMetrics(routes: Route.metricLabels)
@@ -56,19 +56,20 @@ public final class ThumbdApp: HTTPHandler {
             originals = RemoteOriginals(fetcher: fetcher, store: OriginalStore(memoryBytes: config.cache.originalsMemoryBytes, disk: disk),
                                         ttl: config.origins.ttl, clock: clock, logger: logger, metrics: metrics)
         }
-        let index = LibraryIndex(root: library.rootPath, clock: clock)
-        let files = LibraryFileCache(library: library, fields: imageFields)
+        let library: any LibraryBackend = switch root {
+        case .folder(let folder): FolderLibrary(library: folder, fields: imageFields, clock: clock)
+        }
         let endpoint = ThumbnailEndpoint(service: thumbnails, presenter: presenter)
-        image = ImageRoute(targets: TargetMemo(), signer: signer, parser: parser, files: files, thumbnails: endpoint, clock: clock)
+        image = ImageRoute(targets: TargetMemo(), signer: signer, parser: parser, library: library, thumbnails: endpoint)
         proxy = ProxyRoute(signer: signer, parser: parser, originals: originals, thumbnails: endpoint, clock: clock)
-        listing = ListingRoute(index: index, pool: pool, links: links)
-        gallery = GalleryRoute(index: index, pool: pool, links: links)
+        listing = ListingRoute(index: library.index, pool: pool, links: links)
+        gallery = GalleryRoute(index: library.index, pool: pool, links: links)
         health = HealthRoute(drain: drain)
         metricsRoute = MetricsRoute(metrics: metrics, thumbnails: thumbnails, originals: originals, gauges: gauges)
-        imageInfo = ImageInfoRoute(files: files, index: index, pool: pool, links: links)
+        imageInfo = ImageInfoRoute(library: library, pool: pool, links: links)
         remoteInfo = RemoteInfoRoute(signer: signer, originals: originals, pool: pool)
         purge = config.admin.token.isEmpty ? nil
-            : PurgeRoute(token: Array(config.admin.token.utf8), thumbnails: thumbnails, originals: originals)
+            : PurgeRoute(token: Array(config.admin.token.utf8), thumbnails: thumbnails, originals: originals, library: library)
     }
 
     public func handle(_ request: HTTPRequest, responder: HTTPResponder) {

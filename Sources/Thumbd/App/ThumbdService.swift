@@ -33,7 +33,7 @@ public final class ThumbdService: Sendable {
         }
         let library = try ImageLibrary(root: config.library.root)
         let gauges = ServerGauges()
-        app = ThumbdApp(config: config, library: library, gauges: gauges, clock: clock, logger: logger)
+        app = ThumbdApp(config: config, library: .folder(library), gauges: gauges, clock: clock, logger: logger)
         let accessLog = config.logging.access ? Logger(label: Self.accessLogLabel) : nil
         server = try HTTPServer(configuration: config.serverConfiguration, handler: app,
                                 observer: ExchangeLog(metrics: app.metrics, logger: accessLog), gauges: gauges, clock: clock)

@@ -21,12 +21,18 @@ struct GalleryRoute: Sendable {
         let page = query.pairs.first { $0.name == "page" }.flatMap { Int($0.value) }.map { max(1, $0) } ?? 1
         let selftest = query.pairs.contains { $0.name == "selftest" && $0.value == "1" }
         let accepted = pool.submit { [index, links] in
+            let snapshot: LibraryIndex.Snapshot
+            do {
+                snapshot = try index.current()
+            } catch {
+                return responder.respond(Problems.response(for: error))
+            }
             var headers = HTTPHeaders()
             headers.add(.contentType, "text/html; charset=utf-8")
             headers.add(.cacheControl, "no-cache")
             // Browsers then send Sec-CH-DPR and Sec-CH-Width with the page's image requests.
             headers.add(.acceptCH, ClientHints.accepted)
-            let html = Self.render(index.current(), page: page, selftest: selftest, links: links)
+            let html = Self.render(snapshot, page: page, selftest: selftest, links: links)
             responder.respond(HTTPResponse(headers: headers, body: .text(html)))
         }
         if !accepted { responder.respond(Overloaded().response) }

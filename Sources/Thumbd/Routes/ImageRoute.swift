@@ -1,27 +1,23 @@
 import HTTP
 import ThumbdProtocol
 
-/// `GET /img/{path}`: with no transform parameters the library file byte for byte; with them
-/// a thumbnail, from the thumbnail service (a hit is answered here, on the event loop).
+/// `GET /img/{path}`: with no transform parameters the library's original byte for byte; with
+/// them a thumbnail, from the thumbnail service (a hit is answered here, on the event loop).
 struct ImageRoute: Sendable {
     static let pathPrefix = "/img/"
 
     let targets: TargetMemo
     let signer: URLSigner?
     let parser: TransformParser
-    let files: LibraryFileCache
+    /// Where the images live.
+    let library: any LibraryBackend
     let thumbnails: ThumbnailEndpoint
-    let clock: any MonotonicClock
 
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {
         do {
             let parsed = try targets.get(request.target) ?? parse(request)
-            let entry = try files.lookup(parsed.path)
-            guard let transform = parsed.transform else {
-                return responder.respond(entry.original.response(to: request))
-            }
-            let source = LibrarySource(path: parsed.path, entry: entry, clock: clock)
-            try thumbnails.answer(request, transform: transform, of: source, responder: responder, memo: parsed.identities)
+            try library.answer(request, path: parsed.path, transform: parsed.transform, thumbnails: thumbnails,
+                               memo: parsed.identities, responder: responder)
         } catch {
             responder.respond(Problems.response(for: error))
         }

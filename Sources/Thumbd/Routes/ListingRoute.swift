@@ -47,9 +47,13 @@ struct ListingRoute: Sendable {
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {
         do {
             let paging = try Self.paging(QueryParameters(parsing: request.query)).get()
-            // Walking the folder is file-system work: it goes to the pool, not the event loop.
+            // Walking the folder blocks: it goes to the pool, not the event loop.
             let accepted = pool.submit { [index, links] in
-                responder.respond(Self.representation(index.current(), paging, links: links).response(to: request))
+                do {
+                    responder.respond(Self.representation(try index.current(), paging, links: links).response(to: request))
+                } catch {
+                    responder.respond(Problems.response(for: error))
+                }
             }
             if !accepted { throw Overloaded() }
         } catch {

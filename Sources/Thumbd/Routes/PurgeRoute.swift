@@ -9,6 +9,8 @@ struct PurgeRoute: Sendable {
     let token: [UInt8]
     let thumbnails: ThumbnailService
     let originals: RemoteOriginals?
+    /// The library: names a path's variants.
+    let library: any LibraryBackend
 
     /// A missing or wrong token.
     struct Unauthorized: HTTPProblem {
@@ -25,11 +27,11 @@ struct PurgeRoute: Sendable {
         do {
             try authorize(request)
             let target = try Self.target(try QueryParameters(parsing: request.query))
-            let accepted = thumbnails.pool.submit { [thumbnails, originals] in
+            let accepted = thumbnails.pool.submit { [thumbnails, originals, library] in
                 let removed: Int
                 switch target {
                 case .library(let path):
-                    removed = thumbnails.store.purge(prefix: SourceName.library(path.value).keyPrefix)
+                    removed = thumbnails.store.purge(prefix: library.sourceName(path).keyPrefix) + library.forget(path)
                 case .remote(let url):
                     removed = thumbnails.store.purge(prefix: SourceName.remote(url).keyPrefix)
                         + (originals?.forget(url) ?? 0)
