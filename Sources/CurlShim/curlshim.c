@@ -1,4 +1,4 @@
-#include "curlshim.h"
+#include "transfer.h"
 
 #include <curl/curl.h>
 #include <stdlib.h>
@@ -9,58 +9,22 @@
 typedef struct {
     const tf_request *request;
     tf_response *response;
-    size_t capacity;
-    int too_large;
+    tf_sink sink;
     int blocked;
 } transfer;
 
 int tf_global_init(void) { return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? 0 : -1; }
 
-static size_t on_body(char *data, size_t size, size_t count, void *user) {
-    transfer *t = user;
-    size_t n = size * count;
-    tf_response *r = t->response;
-    if (r->body_length + n > t->request->max_bytes) {
-        t->too_large = 1;
-        return 0; /* aborts the transfer: nothing past the limit is read */
-    }
-    if (r->body_length + n > t->capacity) {
-        size_t want = t->capacity ? t->capacity * 2 : 64 * 1024;
-        while (want < r->body_length + n) want *= 2;
-        if (want > t->request->max_bytes) want = t->request->max_bytes;
-        unsigned char *grown = realloc(r->body, want);
-        if (!grown) return 0;
-        r->body = grown;
-        t->capacity = want;
-    }
-    memcpy(r->body + r->body_length, data, n);
-    r->body_length += n;
-    return n;
-}
-
-static void copy_value(char *dst, size_t cap, const char *value, size_t len) {
-    while (len > 0 && (value[len - 1] == '\r' || value[len - 1] == '\n' || value[len - 1] == ' ')) len--;
-    while (len > 0 && (*value == ' ' || *value == '\t')) { value++; len--; }
-    if (len >= cap) len = cap - 1;
-    memcpy(dst, value, len);
-    dst[len] = 0;
-}
-
 static size_t on_header(char *data, size_t size, size_t count, void *user) {
     transfer *t = user;
     size_t n = size * count;
-    static const struct { const char *name; size_t off; size_t cap; } fields[] = {
+    static const tf_field fields[] = {
         { "etag:", offsetof(tf_response, etag), sizeof(((tf_response *)0)->etag) },
         { "last-modified:", offsetof(tf_response, last_modified), sizeof(((tf_response *)0)->last_modified) },
         { "content-type:", offsetof(tf_response, content_type), sizeof(((tf_response *)0)->content_type) },
         { "location:", offsetof(tf_response, location), sizeof(((tf_response *)0)->location) },
     };
-    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
-        size_t len = strlen(fields[i].name);
-        if (n > len && strncasecmp(data, fields[i].name, len) == 0) {
-            copy_value((char *)t->response + fields[i].off, fields[i].cap, data + len, n - len);
-        }
-    }
+    tf_keep_field(data, n, t->response, fields, sizeof fields / sizeof fields[0]);
     return n;
 }
 
@@ -76,7 +40,7 @@ static curl_socket_t on_open_socket(void *user, curlsocktype purpose, struct cur
 
 void tf_fetch(const tf_request *request, tf_response *response) {
     memset(response, 0, sizeof *response);
-    transfer t = { request, response, 0, 0, 0 };
+    transfer t = { request, response, { &response->body, &response->body_length, 0, request->max_bytes, 0 }, 0 };
     CURL *curl = curl_easy_init();
     if (!curl) {
         response->error = TF_OTHER;
@@ -103,8 +67,8 @@ void tf_fetch(const tf_request *request, tf_response *response) {
     curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)request->max_bytes);
     curl_easy_setopt(curl, CURLOPT_USERAGENT, "thumbd/0.1");
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &t);
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, tf_on_body);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &t.sink);
     curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(curl, CURLOPT_HEADERDATA, &t);
     curl_easy_setopt(curl, CURLOPT_OPENSOCKETFUNCTION, on_open_socket);
@@ -114,23 +78,8 @@ void tf_fetch(const tf_request *request, tf_response *response) {
 
     CURLcode rc = curl_easy_perform(curl);
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response->status);
-    if (rc == CURLE_OK) {
-        response->error = TF_OK;
-    } else if (t.too_large || rc == CURLE_FILESIZE_EXCEEDED) {
-        response->error = TF_TOO_LARGE;
-    } else if (t.blocked) {
-        response->error = TF_BLOCKED;
-    } else if (rc == CURLE_OPERATION_TIMEDOUT) {
-        response->error = TF_TIMEOUT;
-    } else if (rc == CURLE_UNSUPPORTED_PROTOCOL) {
-        response->error = TF_PROTOCOL;
-    } else if (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST || rc == CURLE_SSL_CONNECT_ERROR ||
-               rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_RECV_ERROR || rc == CURLE_SEND_ERROR ||
-               rc == CURLE_GOT_NOTHING || rc == CURLE_PARTIAL_FILE) {
-        response->error = TF_CONNECT;
-    } else {
-        response->error = TF_OTHER;
-    }
+    tf_error kind = tf_error_of(rc, t.sink.too_large);
+    response->error = kind != TF_OK && kind != TF_TOO_LARGE && t.blocked ? TF_BLOCKED : kind;
     if (rc != CURLE_OK) {
         snprintf(response->message, sizeof response->message, "%s", errors[0] ? errors : curl_easy_strerror(rc));
     }

@@ -122,8 +122,10 @@ import Testing
         let path = root.appendingPathComponent("config/thumbd.yaml").path
         let text = try String(contentsOfFile: path, encoding: .utf8)
         for key in ConfigKey.all {
-            let name = String(key.path.split(separator: ".")[1])
-            #expect(text.contains("\n  \(name):") || text.contains("\n  # \(name):"), "config/thumbd.yaml lacks \(key.path)")
+            // `library.s3.endpoint` is `endpoint:` under `s3:` under `library:`.
+            let components = key.path.split(separator: ".")
+            let indent = String(repeating: "  ", count: components.count - 1), name = components.last!
+            #expect(text.contains("\n\(indent)\(name):") || text.contains("\n\(indent)# \(name):"), "config/thumbd.yaml lacks \(key.path)")
         }
         var loaded = try ConfigLoader.load(file: path, environment: [:]).config
         #expect(!loaded.presets.isEmpty)

@@ -29,14 +29,9 @@ final class LibraryFixture: @unchecked Sendable {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("thumbd-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root.appendingPathComponent("library"), withIntermediateDirectories: true)
         for (path, bytes) in files { try Self.write(path, bytes, under: root) }
-        var config = ThumbdConfig()
-        config.server.host = "127.0.0.1"
-        config.server.port = 0
-        config.server.eventLoops = 2
+        var config = ThumbdConfig.forTests(cache: root.appendingPathComponent("cache"))
         config.library.root = root.appendingPathComponent("library").path
         config.library.demo = false
-        config.cache.dir = root.appendingPathComponent("cache").path
-        config.logging.access = false
         configure(&config)
         service = try ThumbdService(config: config, clock: clock)
     }
@@ -56,5 +51,19 @@ final class LibraryFixture: @unchecked Sendable {
     deinit {
         service.stop()
         try? FileManager.default.removeItem(at: root)
+    }
+}
+
+extension ThumbdConfig {
+    /// What a thumbd in a test runs with: an ephemeral port on loopback, two event loops, its
+    /// disk tier in `cache`, no access log.
+    static func forTests(cache: URL) -> ThumbdConfig {
+        var config = ThumbdConfig()
+        config.server.host = "127.0.0.1"
+        config.server.port = 0
+        config.server.eventLoops = 2
+        config.cache.dir = cache.path
+        config.logging.access = false
+        return config
     }
 }

@@ -46,4 +46,36 @@ int tf_global_init(void);
 void tf_fetch(const tf_request *request, tf_response *response);
 void tf_response_free(tf_response *response);
 
+/* One S3 request signed with AWS Signature V4 by libcurl itself (CURLOPT_AWS_SIGV4): GET or
+ * HEAD of an object or a listing. The URL comes encoded as S3 signs it (the path as it is,
+ * the query sorted and encoded): libcurl signs what it is given. Each thread keeps its
+ * handle, so connections to the store are reused. Redirects are not followed. */
+typedef struct {
+    const char *url;
+    int head;                       /* 1: HEAD (no body) */
+    const char *sigv4;              /* "aws:amz:REGION:s3" */
+    const char *access_key;
+    const char *secret_key;
+    const char *const *headers;     /* "Name: value" lines, NULL-terminated (may be NULL) */
+    long connect_timeout_ms;
+    long total_timeout_ms;
+    size_t max_bytes;               /* bodies past this are cut off while streaming (TF_TOO_LARGE) */
+} tf_s3_request;
+
+typedef struct {
+    tf_error error;
+    long status;
+    unsigned char *body;            /* malloc'd; tf_s3_response_free */
+    size_t body_length;
+    long long content_length;       /* -1 when the answer had none */
+    char etag[256];
+    char last_modified[64];
+    char content_type[128];
+    char content_range[128];
+    char message[256];
+} tf_s3_response;
+
+void tf_s3_fetch(const tf_s3_request *request, tf_s3_response *response);
+void tf_s3_response_free(tf_s3_response *response);
+
 #endif

@@ -47,17 +47,22 @@ public final class ThumbdApp: HTTPHandler {
                                       limits: .init(maxSourceBytes: config.limits.maxSourceBytes,
                                                     maxSourcePixels: config.limits.maxSourcePixels, maxFrames: config.limits.maxFrames),
                                       metrics: metrics, clock: clock, logger: logger)
+        // Originals fetched from elsewhere (remote origins, an S3 library) share one tier.
+        let originalStore = OriginalStore(memoryBytes: config.cache.originalsMemoryBytes, disk: disk)
         if config.origins.allow.isEmpty {
             originals = nil
         } else {
             let fetcher = OriginFetcher(allow: OriginAllowList(config.origins.allow), allowPrivate: config.origins.allowPrivate,
                                         maxRedirects: config.origins.maxRedirects, connectTimeout: config.origins.connectTimeout,
                                         totalTimeout: config.origins.timeout, maxBytes: config.limits.maxSourceBytes)
-            originals = RemoteOriginals(fetcher: fetcher, store: OriginalStore(memoryBytes: config.cache.originalsMemoryBytes, disk: disk),
+            originals = RemoteOriginals(fetcher: fetcher, store: originalStore,
                                         ttl: config.origins.ttl, clock: clock, logger: logger, metrics: metrics)
         }
         let library: any LibraryBackend = switch root {
         case .folder(let folder): FolderLibrary(library: folder, fields: imageFields, clock: clock)
+        case .bucket(let location):
+            S3Library(location: location, config: config, store: originalStore, pool: pool, fields: imageFields, metrics: metrics,
+                      clock: clock, logger: logger)
         }
         let endpoint = ThumbnailEndpoint(service: thumbnails, presenter: presenter)
         image = ImageRoute(targets: TargetMemo(), signer: signer, parser: parser, library: library, thumbnails: endpoint)

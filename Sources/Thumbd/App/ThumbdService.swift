@@ -22,7 +22,8 @@ public final class ThumbdService: Sendable {
         csys_limit_malloc_arenas(2)
         csys_set_mmap_threshold(1 << 20)
         #endif
-        if config.library.demo {
+        // A bucket gets no demo set.
+        if config.library.demo, config.library.bucket == nil {
             // A library that cannot be written (a read-only mount) is served as it is.
             do {
                 let written = try DemoLibrary.populateIfEmpty(root: config.library.root)
@@ -31,9 +32,15 @@ public final class ThumbdService: Sendable {
                 logger.warning("could not write the demo images to \(config.library.root) (\(error)); serving it as it is")
             }
         }
-        let library = try ImageLibrary(root: config.library.root)
+        let root: LibraryRoot
+        if let bucket = config.library.bucket {
+            try S3Library.checkAccess(bucket, config: config, logger: logger)
+            root = .bucket(bucket)
+        } else {
+            root = .folder(try ImageLibrary(root: config.library.root))
+        }
         let gauges = ServerGauges()
-        app = ThumbdApp(config: config, library: .folder(library), gauges: gauges, clock: clock, logger: logger)
+        app = ThumbdApp(config: config, library: root, gauges: gauges, clock: clock, logger: logger)
         let accessLog = config.logging.access ? Logger(label: Self.accessLogLabel) : nil
         server = try HTTPServer(configuration: config.serverConfiguration, handler: app,
                                 observer: ExchangeLog(metrics: app.metrics, logger: accessLog), gauges: gauges, clock: clock)

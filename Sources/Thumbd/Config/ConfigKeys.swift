@@ -7,9 +7,13 @@ struct ConfigKey: Sendable {
     /// What is allowed, for error messages.
     let allowed: String
     let apply: @Sendable (inout ThumbdConfig, String) -> Bool
+    /// A variable of its own instead of the one the path makes.
+    var variable: String? = nil
+    /// A secret: messages never repeat its value.
+    var secret = false
 
     /// `THUMBD_` + the path in upper case with `_`: `cache.memory_bytes` -> `THUMBD_CACHE_MEMORY_BYTES`.
-    var environmentName: String { "THUMBD_" + path.uppercased().replacingDots() }
+    var environmentName: String { variable ?? "THUMBD_" + path.uppercased().replacingDots() }
 
     static func int(_ path: String, _ range: ClosedRange<Int>, _ keyPath: WritableKeyPath<ThumbdConfig, Int> & Sendable) -> ConfigKey {
         ConfigKey(path: path, allowed: "an integer in \(range.lowerBound)...\(range.upperBound)") { config, text in
@@ -52,6 +56,28 @@ struct ConfigKey: Sendable {
         }
     }
 
+    /// True or false, or nil for `auto`.
+    static func optionalBool(_ path: String, _ keyPath: WritableKeyPath<ThumbdConfig, Bool?> & Sendable) -> ConfigKey {
+        ConfigKey(path: path, allowed: "true, false or auto") { config, text in
+            if text.trimmedValue().lowercased() == "auto" {
+                config[keyPath: keyPath] = nil
+                return true
+            }
+            guard let b = ConfigValue.bool(text) else { return false }
+            config[keyPath: keyPath] = b
+            return true
+        }
+    }
+
+    /// A credential, read from `variable` rather than from the path's variable.
+    static func secret(_ path: String, variable: String, _ keyPath: WritableKeyPath<ThumbdConfig, String> & Sendable) -> ConfigKey {
+        ConfigKey(path: path, allowed: "one line of visible characters", apply: { config, text in
+            guard text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else { return false }
+            config[keyPath: keyPath] = text
+            return true
+        }, variable: variable, secret: true)
+    }
+
     private static func format(_ seconds: Double) -> String {
         seconds == seconds.rounded() ? "\(Int(seconds))s" : "\(seconds)s"
     }
@@ -88,8 +114,17 @@ struct ConfigKey: Sendable {
         duration("server.response_timeout", 0.1...86400, \.server.responseTimeout),
         duration("server.drain_seconds", 0...3600, \.server.drainSeconds),
         addressList("server.trusted_proxies", \.server.trustedProxies),
-        string("library.root", "a folder path", \.library.root),
+        string("library.root", "a folder path, or s3://BUCKET/PREFIX", \.library.root,
+               valid: { !$0.isEmpty && (!$0.hasPrefix(S3Location.scheme) || S3Location(parsing: $0) != nil) }),
         bool("library.demo", \.library.demo),
+        string("library.s3.endpoint", "empty (AWS S3) or an http(s) URL such as http://127.0.0.1:7480", \.library.s3.endpoint,
+               valid: { $0.isEmpty || S3Endpoint(parsing: $0, pathStyle: true) != nil }),
+        string("library.s3.region", "a region such as us-east-1 (auto for Cloudflare R2)", \.library.s3.region,
+               valid: { !$0.isEmpty && $0.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D } }),
+        optionalBool("library.s3.path_style", \.library.s3.pathStyle),
+        duration("library.s3.ttl", 0...(365 * 86400), \.library.s3.ttl),
+        secret("library.s3.access_key", variable: "THUMBD_S3_ACCESS_KEY", \.library.s3.accessKey),
+        secret("library.s3.secret_key", variable: "THUMBD_S3_SECRET_KEY", \.library.s3.secretKey),
         string("cache.dir", "a folder path", \.cache.dir),
         size("cache.memory_bytes", 0...(1 << 42), \.cache.memoryBytes),
         size("cache.originals_memory_bytes", 0...(1 << 42), \.cache.originalsMemoryBytes),

@@ -55,6 +55,9 @@ public enum ConfigLoader {
             guard let configKey = ConfigKey.byPath[key] else { throw ConfigError(key: key, message: "unknown key") }
             try apply(configKey, value, from: flag, to: &config)
         }
+        if let bucket = config.library.bucket, config.library.s3.accessKey.isEmpty || config.library.s3.secretKey.isEmpty {
+            throw ConfigError(key: "library.s3.access_key", message: "the S3 library \(bucket) needs its keys: THUMBD_S3_ACCESS_KEY and THUMBD_S3_SECRET_KEY (or library.s3.access_key and library.s3.secret_key)")
+        }
         // Presets are checked against the final limits, whatever order the layers set them in.
         for (name, query) in config.presets.sorted(by: { $0.key < $1.key }) {
             try checkPreset(name: name, query: query, place: presetPlaces[name] ?? "presets", config: config)
@@ -64,7 +67,8 @@ public enum ConfigLoader {
 
     static func apply(_ key: ConfigKey, _ value: String, from source: String, to config: inout ThumbdConfig) throws(ConfigError) {
         guard key.apply(&config, value) else {
-            throw ConfigError(key: key.path, message: "must be \(key.allowed), got '\(value)' (from \(source))")
+            let given = key.secret ? "a value of \(value.count) characters" : "'\(value)'"
+            throw ConfigError(key: key.path, message: "must be \(key.allowed), got \(given) (from \(source))")
         }
     }
 
@@ -91,9 +95,8 @@ public enum ConfigLoader {
             }
             if body.null != nil { continue }
             guard let entries = body.mapping else { throw ConfigError(key: section, message: "must be a mapping (\(place(body)))") }
-            for (nameNode, value) in entries {
-                let name = nameNode.string ?? ""
-                let path = section + "." + name
+            for (path, nameNode, value) in keys(of: entries, in: section) {
+                let name = String(path.dropFirst(section.count + 1))
                 if section == "presets" {
                     guard let query = value.scalar?.string else { throw ConfigError(key: path, message: "must be a parameter string such as w=300&h=300 (\(place(value)))") }
                     config.presets[name] = query
@@ -118,6 +121,19 @@ public enum ConfigLoader {
             }
         }
         return presetPlaces
+    }
+
+    /// A section's entries as key paths: a nested mapping that is no key of its own gives its
+    /// entries' paths (`library: { s3: { endpoint: ... } }` is `library.s3.endpoint`).
+    private static func keys(of entries: Node.Mapping, in section: String) -> [(path: String, nameNode: Node, value: Node)] {
+        func flattened(_ entries: Node.Mapping, _ prefix: String) -> [(path: String, nameNode: Node, value: Node)] {
+            entries.flatMap { name, value in
+                let path = prefix + "." + (name.string ?? "")
+                if section != "presets", ConfigKey.byPath[path] == nil, let nested = value.mapping { return flattened(nested, path) }
+                return [(path, name, value)]
+            }
+        }
+        return flattened(entries, section)
     }
 
     /// A preset is checked like a request's parameters, so a bad one stops the start.

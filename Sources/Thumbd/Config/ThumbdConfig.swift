@@ -18,8 +18,34 @@ public struct ThumbdConfig: Sendable, Equatable {
     }
 
     public struct Library: Sendable, Equatable {
+        /// A folder, or `s3://BUCKET/PREFIX` for an S3 bucket.
         public var root = "./images"
         public var demo = true
+        public var s3 = S3()
+
+        /// The bucket when `root` names one.
+        public var bucket: S3Location? { S3Location(parsing: root) }
+
+        /// The store of an S3 library. The keys never appear in logs, metrics or problems.
+        public struct S3: Sendable, Equatable, CustomStringConvertible {
+            /// Empty: AWS S3 in `region`.
+            public var endpoint = ""
+            public var region = S3Client.Defaults.region
+            /// The bucket in the path rather than the host name; nil: path style when an
+            /// endpoint is set.
+            public var pathStyle: Bool?
+            /// How long a version the store gave (and the listing) is used without asking again.
+            public var ttl = S3Library.Defaults.ttl
+            public var accessKey = ""
+            public var secretKey = ""
+            /// Keys per ListObjectsV2 page: the store's maximum. Not a configuration key; tests
+            /// set it low to list several pages.
+            var listPageSize = S3Client.Defaults.listPageSize
+
+            public var description: String {
+                "S3(endpoint: \(endpoint), region: \(region), pathStyle: \(pathStyle.map(String.init) ?? "auto"), ttl: \(ttl), keys hidden)"
+            }
+        }
     }
 
     public struct Cache: Sendable, Equatable {

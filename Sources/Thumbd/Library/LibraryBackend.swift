@@ -1,9 +1,10 @@
 import HTTP
 import ThumbdProtocol
 
-/// Where the library's images live, as the routes over it see it (`FolderLibrary`, a folder),
-/// chosen once from `library.root`. The routes (`/img`, `/v1/images`, `/v1/images/{path}`, `/`,
-/// purge) hold one and never ask which it is.
+/// Where the library's images live, as the routes over it see it: a folder
+/// (`FolderLibrary`) or an S3 bucket (`S3Library`), chosen once from `library.root`. The
+/// routes (`/img`, `/v1/images`, `/v1/images/{path}`, `/`, purge) hold one and never ask
+/// which it is.
 protocol LibraryBackend: Sendable {
     /// The listing: the images with their facts.
     var index: LibraryIndex { get }
@@ -20,7 +21,7 @@ protocol LibraryBackend: Sendable {
     /// Names `path`'s source in cache keys, so a purge finds its variants.
     func sourceName(_ path: LibraryPath) -> SourceName
 
-    /// Drops what is kept of `path` besides its variants; returns the cache entries removed.
-    /// Blocking.
+    /// Drops what is kept of `path` besides its variants (an S3 original and its version);
+    /// returns the cache entries removed. Blocking.
     func forget(_ path: LibraryPath) -> Int
 }

@@ -1,7 +1,8 @@
 import Imaging
 
 /// What a library holds, as `LibraryIndex` reads it: the images' paths with their versions,
-/// and their bytes. A folder walks its tree (`FolderCatalog`).
+/// and their bytes. A folder walks its tree (`FolderCatalog`); a bucket lists its keys
+/// (`S3Catalog`).
 protocol LibraryCatalog: Sendable {
     /// Every image the library holds now, in any order. Blocking: a worker thread calls it.
     func entries() throws -> [LibraryIndex.Entry]

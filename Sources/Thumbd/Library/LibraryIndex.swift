@@ -5,7 +5,7 @@ import Imaging
 
 /// The library's images in a stable order (by path), with their facts (sizes, format,
 /// placeholder). Facts are read once per image version and kept until it changes; the
-/// catalog (a folder's tree) is read again at most every `maxAge` seconds.
+/// catalog (a folder's tree, a bucket's keys) is read again at most every `maxAge` seconds.
 final class LibraryIndex: Sendable {
     /// One image as the catalog lists it.
     struct Entry: Sendable, Equatable {
@@ -61,8 +61,8 @@ final class LibraryIndex: Sendable {
     }
 
     /// The current snapshot, reading the catalog again when the last read is older than
-    /// `maxAge`. When the catalog cannot be read, the last snapshot, if there is one.
-    /// Blocking: call it from a worker thread.
+    /// `maxAge`. When the catalog cannot be read (the store is down), the last snapshot, if
+    /// there is one. Blocking: call it from a worker thread.
     func current() throws -> Snapshot {
         if let s = snapshot.withLock({ $0 }), clock.now() - s.takenAt < maxAge { return s }
         return try scanning.withLock { _ throws -> Snapshot in

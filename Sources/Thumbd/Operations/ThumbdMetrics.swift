@@ -34,6 +34,7 @@ public final class ThumbdMetrics: Sendable {
             "thumbd_http_request_duration_seconds": Self.requestBuckets,
             "thumbd_transform_duration_seconds": Self.transformBuckets,
             "thumbd_origin_fetch_duration_seconds": Self.transformBuckets,
+            "thumbd_s3_request_duration_seconds": Self.transformBuckets,
         ]
         self.factory = factory
         requestMetrics = routes.map { RouteMetrics(label: $0, factory: factory) }
@@ -77,6 +78,21 @@ public final class ThumbdMetrics: Sendable {
         }.increment()
         Self.cached(originDuration, "all") {
             CoreMetrics.Timer(label: "thumbd_origin_fetch_duration_seconds", dimensions: [], factory: factory)
+        }.recordNanoseconds(Int64(seconds * 1e9))
+    }
+
+    private let s3 = Locked<[String: CoreMetrics.Counter]>([:])
+    private let s3Duration = Locked<[String: CoreMetrics.Timer]>([:])
+
+    /// One request to the S3 store: `operation` get, head or list; `result` ok, not_modified,
+    /// not_found, denied, unavailable, too_large, ...
+    func recordS3Request(operation: String, result: String, seconds: Double) {
+        Self.cached(s3, operation + " " + result) {
+            CoreMetrics.Counter(label: "thumbd_s3_requests_total", dimensions: [("operation", operation), ("result", result)],
+                                factory: factory)
+        }.increment()
+        Self.cached(s3Duration, operation) {
+            CoreMetrics.Timer(label: "thumbd_s3_request_duration_seconds", dimensions: [("operation", operation)], factory: factory)
         }.recordNanoseconds(Int64(seconds * 1e9))
     }
 

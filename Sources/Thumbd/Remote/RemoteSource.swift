@@ -16,10 +16,7 @@ struct RemoteSource: ThumbnailSource {
         let started = clock.now()
         switch originals.original(url) {
         case .success(let found):
-            // `fetch` when the origin was asked; `original;desc=memory|disk` when it was not.
-            let seconds = clock.now() - started
-            let step: WorkStep = found.tier.map { .original($0, seconds) } ?? .fetch(seconds)
-            return .success(LoadedSource(version: found.original.version, bytes: found.original.bytes, step: step, tier: found.tier))
+            return .success(LoadedSource(original: found.original, tier: found.tier, seconds: clock.now() - started))
         case .failure(let failure):
             return .failure(.source(failure))
         }

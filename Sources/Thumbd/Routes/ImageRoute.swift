@@ -9,7 +9,7 @@ struct ImageRoute: Sendable {
     let targets: TargetMemo
     let signer: URLSigner?
     let parser: TransformParser
-    /// Where the images live.
+    /// The folder or the bucket.
     let library: any LibraryBackend
     let thumbnails: ThumbnailEndpoint
 

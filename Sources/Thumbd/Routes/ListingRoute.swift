@@ -47,7 +47,7 @@ struct ListingRoute: Sendable {
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {
         do {
             let paging = try Self.paging(QueryParameters(parsing: request.query)).get()
-            // Walking the folder blocks: it goes to the pool, not the event loop.
+            // Walking the folder (or listing the bucket) blocks: it goes to the pool, not the event loop.
             let accepted = pool.submit { [index, links] in
                 do {
                     responder.respond(Self.representation(try index.current(), paging, links: links).response(to: request))

@@ -72,7 +72,10 @@ paths:
     description: |
       With no transform parameter (a lone `s` does not count) the library file byte for
       byte, with its `Content-Type` sniffed from its first bytes; with any of them a thumbnail
-      made by libvips (auto-rotated, sRGB, metadata stripped), cached in both tiers.
+      made by libvips (auto-rotated, sRGB, metadata stripped), cached in both tiers. With an S3
+      library (`library.root: s3://BUCKET/PREFIX`) the original is the object, its `Range` and
+      conditions passed to the store, with the store's ETag; `502` when the store refuses
+      thumbd, `503` while it is down and thumbd holds no copy.
     parameters:
       - $ref: '#/components/parameters/ImagePath'
       - $ref: '#/components/parameters/w'
@@ -116,6 +119,7 @@ paths:
         '422': {$ref: '#/components/responses/UnprocessableContent'}
         '431': {$ref: '#/components/responses/HeaderFieldsTooLarge'}
         '500': {$ref: '#/components/responses/InternalServerError'}
+        '502': {$ref: '#/components/responses/BadGateway'}
         '503': {$ref: '#/components/responses/ServiceUnavailable'}
     head:
       operationId: headImage
@@ -137,6 +141,7 @@ paths:
         '422': {$ref: '#/components/responses/UnprocessableContent'}
         '431': {$ref: '#/components/responses/HeaderFieldsTooLarge'}
         '500': {$ref: '#/components/responses/InternalServerError'}
+        '502': {$ref: '#/components/responses/BadGateway'}
         '503': {$ref: '#/components/responses/ServiceUnavailable'}
 
   /proxy:
@@ -221,7 +226,9 @@ paths:
     description: |
       Sizes come from image headers (no pixels decoded), after EXIF orientation. Hidden files,
       symlinks and files that are not images are not listed. Each page has a strong ETag that
-      changes when any file is added, removed or changed; `Cache-Control: no-cache`.
+      changes when any file is added, removed or changed; `Cache-Control: no-cache`. An S3
+      library lists the keys under its prefix (ListObjectsV2), again after `library.s3.ttl`;
+      while the store is down the last listing is served.
     parameters:
       - $ref: '#/components/parameters/page'
       - $ref: '#/components/parameters/limit'
@@ -240,6 +247,7 @@ paths:
         '414': {$ref: '#/components/responses/URITooLong'}
         '416': {$ref: '#/components/responses/RangeNotSatisfiable'}
         '431': {$ref: '#/components/responses/HeaderFieldsTooLarge'}
+        '502': {$ref: '#/components/responses/BadGateway'}
         '503': {$ref: '#/components/responses/ServiceUnavailable'}
     head:
       operationId: headImageList
@@ -255,6 +263,7 @@ paths:
         '414': {$ref: '#/components/responses/URITooLong'}
         '416': {$ref: '#/components/responses/RangeNotSatisfiable'}
         '431': {$ref: '#/components/responses/HeaderFieldsTooLarge'}
+        '502': {$ref: '#/components/responses/BadGateway'}
         '503': {$ref: '#/components/responses/ServiceUnavailable'}
 
   /v1/images/{path}:
@@ -287,6 +296,7 @@ paths:
         '422': {$ref: '#/components/responses/UnprocessableContent'}
         '431': {$ref: '#/components/responses/HeaderFieldsTooLarge'}
         '500': {$ref: '#/components/responses/InternalServerError'}
+        '502': {$ref: '#/components/responses/BadGateway'}
         '503': {$ref: '#/components/responses/ServiceUnavailable'}
     head:
       operationId: headImageInfo
@@ -307,6 +317,7 @@ paths:
         '422': {$ref: '#/components/responses/UnprocessableContent'}
         '431': {$ref: '#/components/responses/HeaderFieldsTooLarge'}
         '500': {$ref: '#/components/responses/InternalServerError'}
+        '502': {$ref: '#/components/responses/BadGateway'}
         '503': {$ref: '#/components/responses/ServiceUnavailable'}
 
   /v1/info:
@@ -446,6 +457,7 @@ paths:
         '200': {$ref: '#/components/responses/Gallery'}
         '405': {$ref: '#/components/responses/MethodNotAllowed'}
         '414': {$ref: '#/components/responses/URITooLong'}
+        '502': {$ref: '#/components/responses/BadGateway'}
         '503': {$ref: '#/components/responses/ServiceUnavailable'}
     head:
       operationId: headGallery
@@ -455,6 +467,7 @@ paths:
         '200': {$ref: '#/components/responses/Gallery'}
         '405': {$ref: '#/components/responses/MethodNotAllowed'}
         '414': {$ref: '#/components/responses/URITooLong'}
+        '502': {$ref: '#/components/responses/BadGateway'}
         '503': {$ref: '#/components/responses/ServiceUnavailable'}
 
   /health:
@@ -1312,7 +1325,9 @@ components:
     BadGateway:
       description: |
         The origin failed: cannot be reached, answered an error status, redirected too many
-        times, or did not answer with an image (and no stale copy could stand in).
+        times, or did not answer with an image (and no stale copy could stand in). For an S3
+        library: the store refused thumbd (its credentials, the bucket, a permission); the
+        detail names S3's error code.
       headers:
         Cache-Control: {$ref: '#/components/headers/Cache-Control-no-store'}
       content:
@@ -1324,7 +1339,8 @@ components:
     ServiceUnavailable:
       description: |
         Overloaded (the transform queue, `limits.queue`, is full), the library file is being
-        rewritten while it is read, or the answer took longer than `server.response_timeout`.
+        rewritten while it is read, the answer took longer than `server.response_timeout`, or
+        the S3 store of an S3 library is down and thumbd holds no copy of what was asked.
         Try again after `Retry-After` seconds.
       headers:
         Retry-After: {$ref: '#/components/headers/Retry-After'}

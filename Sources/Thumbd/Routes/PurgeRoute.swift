@@ -3,13 +3,14 @@ import ThumbdProtocol
 import WireCoding
 
 /// `POST /v1/purge?path=...` or `?url=...`: removes a source's variants (and, for a remote
-/// source, its original) from both cache tiers, and answers how many entries went. Only with
-/// `Authorization: Bearer <admin.token>`; without a configured token the route does not exist.
+/// source or an S3 library's image, its original) from both cache tiers, and answers how many
+/// entries went. Only with `Authorization: Bearer <admin.token>`; without a configured token
+/// the route does not exist.
 struct PurgeRoute: Sendable {
     let token: [UInt8]
     let thumbnails: ThumbnailService
     let originals: RemoteOriginals?
-    /// The library: names a path's variants.
+    /// The folder or the bucket: names a path's variants, and holds an S3 original.
     let library: any LibraryBackend
 
     /// A missing or wrong token.

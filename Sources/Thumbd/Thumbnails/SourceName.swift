@@ -1,4 +1,4 @@
-/// The source part of a cache key: `img|photos/a.jpg` or `proxy|https://...`. `%` and `|` in
+/// The source part of a cache key: `img|photos/a.jpg`, `proxy|https://...` or `s3|bucket/key`. `%` and `|` in
 /// the path or URL are escaped, so the text is followed by `|` in exactly the keys of this
 /// source and a purge can find them all (paths and URLs without those characters, nearly
 /// all of them, give the same text as before it was escaped).
@@ -7,6 +7,9 @@ struct SourceName: Sendable, Hashable {
 
     static func library(_ path: String) -> SourceName { SourceName(text: "img|" + escaped(path)) }
     static func remote(_ url: String) -> SourceName { SourceName(text: "proxy|" + escaped(url)) }
+    /// An object of an S3 library, by bucket and key (not by library path: two buckets, or two
+    /// prefixes of one, never share entries).
+    static func s3(bucket: String, key: String) -> SourceName { SourceName(text: "s3|" + escaped(bucket + "/" + key)) }
 
     /// What every cache key of this source starts with.
     var keyPrefix: String { text + "|" }

@@ -83,9 +83,20 @@ final class ThumbnailService: Sendable {
         if !accepted { flights.finish(flight, with: .failed(.overloaded)) }
     }
 
-    /// Worker thread: the source's bytes, then the variant from a tier (when the version was
-    /// not known before loading, another size may have made it meanwhile) or from the transform.
+    /// Worker thread: the source's version where it can be had without the bytes, and the
+    /// variant from a tier when one holds it; else the source's bytes, then the variant from a
+    /// tier (when the version was not known before loading, another size may have made it
+    /// meanwhile) or from the transform.
     private func produce(_ request: ThumbnailRequest, of source: some ThumbnailSource, versionKnownEarlier: Bool) -> ThumbnailAnswer {
+        if !versionKnownEarlier, let checked = source.checkedVersion() {
+            switch checked {
+            case .failure(let failure): return .failed(failure)
+            case .success(let version):
+                if let found = store.variant(request.identity(of: source.name, at: version).key) {
+                    return .variant(VariantAnswer(variant: found.variant, tier: found.tier, steps: []))
+                }
+            }
+        }
         let loaded: LoadedSource
         switch source.load() {
         case .success(let value): loaded = value

@@ -1,8 +1,9 @@
 import HTTP
 import Imaging
 
-/// Where a thumbnail's source bytes come from: a library file or a remote original. The
-/// thumbnail service asks a source for its version (to make the cache key) and its bytes.
+/// Where a thumbnail's source bytes come from: a library file, a remote original or an S3
+/// object. The thumbnail service asks a source for its version (to make the cache key) and its
+/// bytes.
 protocol ThumbnailSource: Sendable {
     /// Names the source in cache keys.
     var name: SourceName { get }
@@ -10,6 +11,14 @@ protocol ThumbnailSource: Sendable {
     /// remote original's while it is fresh in memory), so a hit can be answered on the event
     /// loop; nil when only `load` can tell.
     var knownVersion: SourceVersion? { get }
+    /// The version, asking for it without the bytes if the source can (an S3 object: a HEAD),
+    /// so a miss whose variant a tier holds costs no download; nil when only `load` can tell.
+    /// Blocking: a worker thread calls it, when `knownVersion` was nil.
+    func checkedVersion() -> Result<SourceVersion, ThumbnailFailure>?
     /// The bytes and the version they are. Blocking: a worker thread calls it.
     func load() -> Result<LoadedSource, ThumbnailFailure>
+}
+
+extension ThumbnailSource {
+    func checkedVersion() -> Result<SourceVersion, ThumbnailFailure>? { nil }
 }

@@ -1,0 +1,31 @@
+import HTTP
+
+/// An S3 object as a thumbnail source: its version is known without asking while it is fresh
+/// (`library.s3.ttl`); after that a miss asks with a HEAD, so a variant kept for an unchanged
+/// object is answered without a download; `load` fetches the original once for all sizes.
+struct S3Source: ThumbnailSource {
+    let key: String
+    let objects: S3Objects
+    let clock: any MonotonicClock
+
+    var name: SourceName { objects.sourceName(key) }
+
+    var knownVersion: SourceVersion? { objects.freshVersion(key) }
+
+    func checkedVersion() -> Result<SourceVersion, ThumbnailFailure>? {
+        switch objects.currentVersion(key) {
+        case .success(let version): version.map { .success($0) }
+        case .failure(let error): .failure(.source(error))
+        }
+    }
+
+    func load() -> Result<LoadedSource, ThumbnailFailure> {
+        let started = clock.now()
+        switch objects.original(key) {
+        case .success(let found):
+            return .success(LoadedSource(original: found.original, tier: found.tier, seconds: clock.now() - started))
+        case .failure(let error):
+            return .failure(.source(error))
+        }
+    }
+}
