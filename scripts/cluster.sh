@@ -7,8 +7,10 @@
 #   scripts/cluster.sh purge path=P | url=U   POST /v1/purge to every replica (THUMBD_ADMIN_TOKEN)
 # Settings (environment): CLUSTER_DIR (.build/cluster: pid files, caches, logs, nginx prefix),
 # CLUSTER_PORT (8090, the balancer), REPLICA_PORT (8091: replica i listens on REPLICA_PORT+i-1),
-# LIBRARY (./images, shared by all), THUMBD_BIN (.build/release/thumbd, built when missing),
-# and any THUMBD_* setting, passed to every replica. Talks to 127.0.0.1 only.
+# LIBRARY (./images, shared by all; or s3://BUCKET/PREFIX, a bucket they share, with the store
+# in THUMBD_LIBRARY_S3_ENDPOINT, THUMBD_S3_ACCESS_KEY and THUMBD_S3_SECRET_KEY), THUMBD_BIN
+# (.build/release/thumbd, built when missing), and any THUMBD_* setting, passed to every replica.
+# Talks to 127.0.0.1 only (and to the S3 endpoint given).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -81,7 +83,9 @@ start)
     [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "cluster: N must be a positive number" >&2; exit 2; }
     scripts/ensure-deps.sh nginx
     [ -x "$bin" ] || swift build -c release --product thumbd
-    mkdir -p "$dir" "$library"
+    mkdir -p "$dir"
+    # A folder is made when missing; a bucket (s3://) is the store's.
+    case "$library" in s3://*) ;; *) mkdir -p "$library" ;; esac
     for i in $(running_replicas); do [ "$i" -le "$n" ] || stop_replica "$i"; done
     for i in $(seq 1 "$n"); do alive "$(replica_pid "$i")" || start_replica "$i"; done
     changed=true

@@ -15,7 +15,8 @@
 #   4. runs deploy/docker-compose.yml and deploy/cluster/compose.yaml (with the override files
 #      of scripts/docker/ and the image under test): a thumbnail through the single service;
 #      each thumbnail made once across the replicas, and no failed request of a running load
-#      when one replica is killed.
+#      when one replica is killed; the cluster's S3 override (deploy/cluster/compose.s3.yaml)
+#      rendered with it (not run: it needs a store the containers reach).
 # Each check prints `ok - NAME` or `not ok - NAME: reason`; the script fails if any failed, and
 # ends with one summary line. It talks to containers only through ports published on
 # 127.0.0.1, and removes the containers, networks and volumes it made (the seeded images and
@@ -594,6 +595,19 @@ check_cluster_kill_fails_no_request() {
     [ "$bad" = 0 ] || { echo "$bad of $total requests failed: $(grep -v '^200 ' "$work/load" | sort | uniq -c | tr -s ' ' | head -3 | tr '\n' ',')"; return 1; }
 }
 
+# The S3 mode of the cluster (deploy/cluster/compose.s3.yaml) needs a store the containers
+# reach, which this machine's loopback Ceph is not: its file is only rendered with the base
+# file, and checked to give every replica the bucket and no library folder.
+check_cluster_s3_override_renders() {
+    local rendered
+    rendered=$(S3_LIBRARY=s3://photos/ S3_ENDPOINT=http://store.invalid:7480 THUMBD_S3_ACCESS_KEY=access THUMBD_S3_SECRET_KEY=secret \
+        PUBLISH=127.0.0.1: compose -f deploy/cluster/compose.yaml -f deploy/cluster/compose.s3.yaml config 2>&1) \
+        || { echo "config failed: $(tail -2 <<< "$rendered")"; return 1; }
+    [ "$(grep -c 'THUMBD_LIBRARY_ROOT: s3://photos/' <<< "$rendered")" = 3 ] || { echo "not every replica has the bucket"; return 1; }
+    [ "$(grep -c 'type: tmpfs' <<< "$rendered")" = 3 ] || { echo "not every replica's library mount is replaced"; return 1; }
+    ! grep -q 'images:/var/lib/thumbd/images' <<< "$rendered" || { echo "a replica still mounts ./images"; return 1; }
+}
+
 # --- run --------------------------------------------------------------------------------------
 
 project_single="${run}single"
@@ -620,6 +634,7 @@ check cluster_up
 check cluster_each_thumbnail_made_once
 check cluster_kill_fails_no_request
 compose_down "$project_cluster" || true
+check cluster_s3_override_renders
 
 total=$((passed + failed))
 summary="image thumbd:test $image_mb MB; docker run to /health 200 in ${health_seconds:-?} s, to healthy in ${healthy_seconds:-?} s; $passed/$total checks passed"

@@ -14,18 +14,31 @@ import WireCoding
     /// A cluster in a temporary folder, on free loopback ports, with the debug thumbd.
     final class Cluster: @unchecked Sendable {
         let folder: URL
-        let library: URL
+        /// The library the replicas share: a folder, or `s3://BUCKET/` on `store`.
+        let library: String
+        /// The store's settings, for a library in a bucket.
+        let storeEnvironment: [String: String]
         let balancerPort: Int
         let replicaPort: Int
         var balancer: String { "http://127.0.0.1:\(balancerPort)" }
 
-        init(images: Int) throws {
+        /// `images` photos in a library folder, or in a new bucket of `store`.
+        init(images: Int, store: S3TestServer? = nil) throws {
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("thumbd-cluster-\(UUID().uuidString)")
-            library = folder.appendingPathComponent("library")
-            try FileManager.default.createDirectory(at: library, withIntermediateDirectories: true)
-            for i in 0..<images {
-                let bytes = try ImageSynthesis.pattern(width: 320, height: 240, seed: 100 + i).encode(.jpeg)
-                try Data(bytes).write(to: library.appendingPathComponent("p\(i).jpg"))
+            let photos = try (0..<images).map { i in
+                ("p\(i).jpg", try ImageSynthesis.pattern(width: 320, height: 240, seed: 100 + i).encode(.jpeg))
+            }
+            if let store {
+                let bucket = try store.makeBucket()
+                try store.put(bucket, Dictionary(uniqueKeysWithValues: photos))
+                library = "s3://\(bucket)/"
+                storeEnvironment = store.environment(bucket: bucket)
+            } else {
+                let folderLibrary = folder.appendingPathComponent("library")
+                try FileManager.default.createDirectory(at: folderLibrary, withIntermediateDirectories: true)
+                for (name, bytes) in photos { try Data(bytes).write(to: folderLibrary.appendingPathComponent(name)) }
+                library = folderLibrary.path
+                storeEnvironment = [:]
             }
             // Six consecutive ports for the balancer and up to five replicas, below the ephemeral
             // range (32768 and up), where a client socket of any test may hold one.
@@ -36,11 +49,11 @@ import WireCoding
 
         @discardableResult
         func script(_ arguments: String...) throws -> String {
-            var environment = ProcessInfo.processInfo.environment
+            var environment = ProcessInfo.processInfo.environment.merging(storeEnvironment) { $1 }
             environment["CLUSTER_DIR"] = folder.appendingPathComponent("run").path
             environment["CLUSTER_PORT"] = String(balancerPort)
             environment["REPLICA_PORT"] = String(replicaPort)
-            environment["LIBRARY"] = library.path
+            environment["LIBRARY"] = library
             environment["THUMBD_BIN"] = ClusterTests.root.appendingPathComponent(".build/debug/thumbd").path
             environment["THUMBD_LOGGING_ACCESS"] = "false"
             environment["THUMBD_ADMIN_TOKEN"] = "cluster-test-token-0123456789"
@@ -154,12 +167,11 @@ import WireCoding
         }
     }
 
-    @Test func eachThumbnailIsMadeOnceAndReplicasComeAndGoWithoutAFailedRequest() throws {
-        let cluster = try Cluster(images: 30)
+    /// Three replicas: 300 distinct thumbnails twice, made exactly once between the three, then
+    /// all hits, with one ETag per thumbnail on every replica. Returns each replica's share.
+    static func eachThumbnailIsMadeOnce(_ cluster: Cluster) throws -> [Int] {
         let url = try cluster.script("start", "3").trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(url == cluster.balancer)
-
-        // 300 distinct thumbnails twice: made exactly once between the three, then all hits.
         let first = Self.pass(cluster)
         #expect(first.failures.isEmpty, "\(first.failures.prefix(3))")
         #expect(try cluster.transforms(replicas: 1...3) == 300)
@@ -172,9 +184,12 @@ import WireCoding
         // Every replica gives one thumbnail the same ETag (same source, same options).
         let etags = Set(try (0..<3).map { try RawHTTPClient(port: cluster.replicaPort + $0).request("GET", Self.targets[7]).header("ETag") })
         #expect(etags.count == 1 && etags.first! != nil)
+        return shares
+    }
 
-        // Replica 2 killed outright while a client keeps going: nginx retries on the next
-        // replica, which makes (only) the dead one's share.
+    /// Replica 2 killed outright while a client keeps going: nginx retries on the next replica,
+    /// which makes (only) the dead one's share; no request fails. Returns how many were made again.
+    static func aKilledReplicaFailsNoRequest(_ cluster: Cluster, shares: [Int]) throws -> Int {
         let load = Load(cluster)
         settle(milliseconds: 300)
         kill(try cluster.pid(ofReplica: 2), SIGKILL)
@@ -183,6 +198,13 @@ import WireCoding
         #expect(failuresAfterKill.isEmpty, "\(failuresAfterKill.prefix(3))")
         let remade = try cluster.transforms(replicas: 1...1) + cluster.transforms(ofReplica: 3) - (shares[0] + shares[2])
         #expect(remade >= shares[1] / 2 && remade <= shares[1] + 15, "remade \(remade), the dead replica had \(shares[1])")
+        return remade
+    }
+
+    @Test func eachThumbnailIsMadeOnceAndReplicasComeAndGoWithoutAFailedRequest() throws {
+        let cluster = try Cluster(images: 30)
+        let shares = try Self.eachThumbnailIsMadeOnce(cluster)
+        let remade = try Self.aKilledReplicaFailsNoRequest(cluster, shares: shares)
 
         // Back to three, then a rolling restart with SIGTERM while a client keeps going. As in
         // production, the next replica goes only once the balancer sends the restarted one
@@ -222,5 +244,16 @@ import WireCoding
         let remadeTargets = zip(Self.targets, afterPurge.cache).filter { $0.1 == "miss" }.map(\.0)
         #expect(afterPurge.failures.isEmpty && remadeTargets == Array(Self.targets.prefix(10)), "\(remadeTargets.prefix(12))")
         print("cluster: shares \(shares), remade after a SIGKILL \(remade), \(servedRolling) requests during the rolling restart, \(Int(moved * 100))% moved to a fourth replica")
+    }
+
+    /// The same on an S3 library: the replicas share one bucket (a Ceph RGW of the test's own)
+    /// and no library folder; each original is fetched at most once per replica.
+    @Test(.ceph) func onS3EachThumbnailIsMadeOnceAndAKilledReplicaFailsNoRequest() throws {
+        let cluster = try Cluster(images: 30, store: S3TestServer.current!)
+        let shares = try Self.eachThumbnailIsMadeOnce(cluster)
+        let fetches = try (1...3).map { try cluster.counter("thumbd_s3_requests_total", "operation=\"get\"", ofReplica: $0) }
+        #expect(fetches.allSatisfy { $0 <= 30 }, "one fetch of each original per replica at most: \(fetches)")
+        let remade = try Self.aKilledReplicaFailsNoRequest(cluster, shares: shares)
+        print("cluster on S3: shares \(shares), originals fetched \(fetches), remade after a SIGKILL \(remade)")
     }
 }
