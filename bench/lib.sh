@@ -37,6 +37,22 @@ bench_photos() {
     echo "$dir"
 }
 
+# miss_urls PORT PASSES NAME...: curl -K lines for distinct thumbnails of the photos NAME... on
+# 127.0.0.1:PORT: 4 sizes (fit=cover, JPEG q=80), nudged by one pixel per pass so no URL repeats.
+miss_urls() {
+    local port=$1 passes=$2 pass n size w h
+    shift 2
+    for pass in $(seq 0 $((passes - 1))); do
+        for n in "$@"; do
+            for size in "150 150" "300 300" "300 200" "640 480"; do
+                read -r w h <<< "$size"
+                printf 'url = "http://127.0.0.1:%s/img/%s?w=%d&h=%d&fit=cover&fm=jpeg&q=80"\noutput = "/dev/null"\n' \
+                    "$port" "$n" $((w + pass)) $((h + pass))
+            done
+        done
+    done
+}
+
 # wait_for_port PORT: until something answers on 127.0.0.1:PORT
 wait_for_port() {
     for _ in $(seq 1 100); do

@@ -30,16 +30,7 @@ for rev in ${REFERENCES:-}; do
 done
 
 urls="$BENCH_DIR/miss-urls"
-: > "$urls"
-for pass in $(seq 0 $((PASSES - 1))); do
-    for n in "${names[@]}"; do
-        for size in "150 150" "300 300" "300 200" "640 480"; do
-            set -- $size
-            printf 'url = "http://127.0.0.1:%s/img/%s?w=%d&h=%d&fit=cover&fm=jpeg&q=80"\noutput = "/dev/null"\n' \
-                "$PORT" "$n" $(($1 + pass)) $(($2 + pass)) >> "$urls"
-        done
-    done
-done
+miss_urls "$PORT" "$PASSES" "${names[@]}" > "$urls"
 count=$(grep -c '^url' "$urls")
 
 pid=0

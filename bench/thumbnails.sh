@@ -24,16 +24,7 @@ trap 'kill $THUMBD_PID 2>/dev/null || true' EXIT
 wait_for_port "$THUMBD_PORT"
 
 urls="$BENCH_DIR/thumb-urls.txt"
-: > "$urls"
-for pass in $(seq 0 $((PASSES - 1))); do
-    for n in "${names[@]}"; do
-        for size in "150 150" "300 300" "300 200" "640 480"; do
-            set -- $size
-            echo "url = \"http://127.0.0.1:$THUMBD_PORT/img/$n?w=$(($1 + pass))&h=$(($2 + pass))&fit=cover&fm=jpeg&q=80\"" >> "$urls"
-            echo "output = \"/dev/null\"" >> "$urls"
-        done
-    done
-done
+miss_urls "$THUMBD_PORT" "$PASSES" "${names[@]}" > "$urls"
 count=$(grep -c '^url' "$urls")
 
 start=$(date +%s.%N)
