@@ -31,7 +31,8 @@ public final class ThumbdApp: HTTPHandler {
         self.metrics = metrics
         let signer = config.security.key.isEmpty ? nil : URLSigner(key: config.security.key)
         let parser = TransformParser(presets: config.presets, maxDimension: config.limits.maxDimension,
-                                     defaultQuality: config.output.quality, defaultProgressive: config.output.progressive)
+                                     defaultQuality: config.output.quality, defaultProgressive: config.output.progressive,
+                                     watermark: config.watermark.value, watermarkOptional: config.watermark.optional)
         let links = ImageLinks(signer: signer)
         let pool = WorkerPool(workers: config.limits.workers, queueLimit: config.limits.queue)
         var disk: DiskCache?
@@ -58,7 +59,7 @@ public final class ThumbdApp: HTTPHandler {
         }
         let index = LibraryIndex(root: library.rootPath, clock: clock)
         let files = LibraryFileCache(library: library, fields: imageFields)
-        let endpoint = ThumbnailEndpoint(service: thumbnails, presenter: presenter)
+        let endpoint = ThumbnailEndpoint(service: thumbnails, presenter: presenter, watermarks: LibraryWatermarks(files: files))
         image = ImageRoute(targets: TargetMemo(), signer: signer, parser: parser, files: files, thumbnails: endpoint, clock: clock)
         proxy = ProxyRoute(signer: signer, parser: parser, originals: originals, thumbnails: endpoint, clock: clock)
         listing = ListingRoute(index: index, pool: pool, links: links)

@@ -28,6 +28,12 @@ public struct LibraryPath: Sendable, Hashable, CustomStringConvertible {
         value = text
     }
 
+    /// A path already decoded (from configuration or a query value), checked the same way.
+    public init(decoded text: String) throws(Problem) {
+        try Self.check(text.utf8)
+        value = text
+    }
+
     /// One pass over the decoded bytes: no NUL, not absolute, no empty, dot or hidden segment.
     private static func check(_ bytes: String.UTF8View) throws(Problem) {
         guard !bytes.isEmpty else { throw .refused("empty path") }
