@@ -25,6 +25,13 @@ int tv_init(const char *argv0) {
     vips_cache_set_max_files(0);
     vips_concurrency_set(1);
     vips_block_untrusted_set(TRUE);
+    /* Two untrusted loaders thumbd reads: SVG (librsvg, given bytes without a base file, so
+       it loads no external file or URL; the tests check it) and PDF (poppler). ImageMagick's
+       stays blocked, so BMP and ICO are not read. */
+    vips_operation_block_set("VipsForeignLoadSvg", FALSE);
+    vips_operation_block_set("VipsForeignLoadPdf", FALSE);
+    /* The JPEG XL saver is marked untrusted with its loader; it only encodes our own pixels. */
+    vips_operation_block_set("VipsForeignSaveJxl", FALSE);
     /* Corrupt uploads would fill the log with decoder warnings; errors still come back
      * through return codes. */
     g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO, quiet, NULL);
@@ -74,16 +81,207 @@ int tv_read_header_file(const char *path, tv_header *out, char **err) {
     return fill_header(im, loader, out);
 }
 
+/* The loader options of every decode: fail on truncated data, and the page asked for (a
+ * PDF's, a multi-page TIFF's or HEIF's; 0 is the first) where there is one. */
+static void load_options(char *out, size_t size, int page) {
+    if (page > 0) g_snprintf(out, size, "fail_on=truncated,page=%d", page);
+    else g_snprintf(out, size, "fail_on=truncated");
+}
+
 VipsImage *tv_thumbnail(const void *buf, size_t len, int width, int height, tv_size size, tv_crop crop, char **err) {
+    return tv_thumbnail_page(buf, len, width, height, size, crop, 0, err);
+}
+
+VipsImage *tv_thumbnail_page(const void *buf, size_t len, int width, int height, tv_size size, tv_crop crop, int page,
+                             char **err) {
     static const VipsSize sizes[] = { VIPS_SIZE_BOTH, VIPS_SIZE_UP, VIPS_SIZE_DOWN, VIPS_SIZE_FORCE };
     static const VipsInteresting crops[] = { VIPS_INTERESTING_NONE, VIPS_INTERESTING_CENTRE,
                                              VIPS_INTERESTING_ENTROPY, VIPS_INTERESTING_ATTENTION };
     VipsImage *out = NULL;
     /* fail_on set as a property is ignored by thumbnail in 8.14; the option string reaches the loader. */
+    char options[64];
+    load_options(options, sizeof options, page);
     if (vips_thumbnail_buffer((void *)buf, len, &out, width, "height", height, "size", sizes[size],
-                              "crop", crops[crop], "option_string", "fail_on=truncated", NULL))
+                              "crop", crops[crop], "option_string", options, NULL))
         return fail_null(err);
     return out;
+}
+
+VipsImage *tv_thumbnail_image(VipsImage *in, int width, int height, tv_size size, tv_crop crop, char **err) {
+    static const VipsSize sizes[] = { VIPS_SIZE_BOTH, VIPS_SIZE_UP, VIPS_SIZE_DOWN, VIPS_SIZE_FORCE };
+    static const VipsInteresting crops[] = { VIPS_INTERESTING_NONE, VIPS_INTERESTING_CENTRE,
+                                             VIPS_INTERESTING_ENTROPY, VIPS_INTERESTING_ATTENTION };
+    VipsImage *out = NULL;
+    if (vips_thumbnail_image(in, &out, width, "height", height, "size", sizes[size], "crop", crops[crop], NULL))
+        return fail_null(err);
+    return out;
+}
+
+int tv_find_trim(VipsImage *in, double threshold, int *left, int *top, int *width, int *height, char **err) {
+    /* The background is the top-left pixel's colour (after flattening any alpha on white),
+       as sharp and imgproxy take it: a border of any colour is found. A large image is
+       searched at about 1024 px (find_trim's median filter over every pixel is what costs),
+       and the box scaled back, widened by a pixel each side so no content is cut. */
+    const int searched = 1024;
+    int full_width = vips_image_get_width(in), full_height = vips_image_get_height(in);
+    int longest = full_width > full_height ? full_width : full_height;
+    double scale = longest > searched ? (double)searched / longest : 1.0;
+    VipsImage *small = NULL, *flat = NULL;
+    if (scale < 1.0) {
+        if (vips_resize(in, &small, scale, NULL)) return fail(err);
+    } else {
+        g_object_ref(in);
+        small = in;
+    }
+    int rc0 = vips_image_hasalpha(small) ? vips_flatten(small, &flat, NULL) : (g_object_ref(small), flat = small, 0);
+    g_object_unref(small);
+    if (rc0) return fail(err);
+    double *corner = NULL;
+    int n = 0;
+    int rc = vips_getpoint(flat, &corner, &n, 0, 0, NULL);
+    if (!rc) {
+        VipsArrayDouble *background = vips_array_double_new(corner, n);
+        rc = vips_find_trim(flat, left, top, width, height, "threshold", threshold, "background", background, NULL);
+        vips_area_unref(VIPS_AREA(background));
+    }
+    g_free(corner);
+    g_object_unref(flat);
+    if (rc) return fail(err);
+    if (scale < 1.0 && *width > 0 && *height > 0) {
+        int x0 = (int)(*left / scale) - 1, y0 = (int)(*top / scale) - 1;
+        int x1 = (int)((*left + *width) / scale + 0.999) + 1, y1 = (int)((*top + *height) / scale + 0.999) + 1;
+        if (x0 < 0) x0 = 0;
+        if (y0 < 0) y0 = 0;
+        if (x1 > full_width) x1 = full_width;
+        if (y1 > full_height) y1 = full_height;
+        *left = x0;
+        *top = y0;
+        *width = x1 - x0;
+        *height = y1 - y0;
+    }
+    return 0;
+}
+
+VipsImage *tv_rotate(VipsImage *in, int degrees, char **err) {
+    static const VipsAngle angles[] = { VIPS_ANGLE_D0, VIPS_ANGLE_D90, VIPS_ANGLE_D180, VIPS_ANGLE_D270 };
+    VipsImage *out = NULL;
+    if (vips_rot(in, &out, angles[(degrees / 90) & 3], NULL)) return fail_null(err);
+    return out;
+}
+
+VipsImage *tv_mirror(VipsImage *in, char **err) {
+    VipsImage *out = NULL;
+    if (vips_flip(in, &out, VIPS_DIRECTION_HORIZONTAL, NULL)) return fail_null(err);
+    return out;
+}
+
+/* The colour as the image's bands take it: grey images get the colour's luminance, an alpha
+   band its alpha. */
+static VipsArrayDouble *colour_for(VipsImage *in, double r, double g, double b, double a) {
+    int bands = vips_image_get_bands(in);
+    int alpha = vips_image_hasalpha(in);
+    int colour = bands - (alpha ? 1 : 0);
+    double v[4];
+    int n = 0;
+    if (colour < 3) v[n++] = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    else { v[n++] = r; v[n++] = g; v[n++] = b; }
+    if (alpha) v[n++] = a;
+    return vips_array_double_new(v, n);
+}
+
+VipsImage *tv_embed(VipsImage *in, int left, int top, int width, int height, double r, double g, double b, double a,
+                    char **err) {
+    VipsImage *base = in, *with_alpha = NULL, *out = NULL;
+    /* A see-through colour needs an alpha band to be seen through. */
+    if (a < 255 && !vips_image_hasalpha(in)) {
+        if (vips_bandjoin_const1(in, &with_alpha, 255, NULL)) return fail_null(err);
+        base = with_alpha;
+    }
+    VipsArrayDouble *background = colour_for(base, r, g, b, a);
+    int rc = vips_embed(base, &out, left, top, width, height, "extend", VIPS_EXTEND_BACKGROUND, "background", background, NULL);
+    vips_area_unref(VIPS_AREA(background));
+    if (with_alpha) g_object_unref(with_alpha);
+    return rc ? fail_null(err) : out;
+}
+
+VipsImage *tv_blur(VipsImage *in, double sigma, char **err) {
+    VipsImage *out = NULL;
+    if (vips_gaussblur(in, &out, sigma, NULL)) return fail_null(err);
+    return out;
+}
+
+VipsImage *tv_sharpen(VipsImage *in, double sigma, char **err) {
+    VipsImage *out = NULL, *srgb = NULL;
+    /* vips_sharpen works in LabS and hands back LabS: back to the image's own space. */
+    VipsInterpretation was = vips_image_get_interpretation(in);
+    if (vips_sharpen(in, &out, "sigma", sigma, NULL)) return fail_null(err);
+    int rc = vips_colourspace(out, &srgb, was == VIPS_INTERPRETATION_B_W ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB, NULL);
+    g_object_unref(out);
+    if (rc) return fail_null(err);
+    VipsImage *cast = NULL;
+    rc = vips_cast(srgb, &cast, VIPS_FORMAT_UCHAR, NULL);
+    g_object_unref(srgb);
+    return rc ? fail_null(err) : cast;
+}
+
+VipsImage *tv_gray(VipsImage *in, char **err) {
+    VipsImage *out = NULL;
+    if (vips_colourspace(in, &out, VIPS_INTERPRETATION_B_W, NULL)) return fail_null(err);
+    return out;
+}
+
+VipsImage *tv_watermark(VipsImage *in, const void *buf, size_t len, double scale, double opacity, int position, int padding,
+                        char **err) {
+    int width = vips_image_get_width(in), height = vips_image_get_height(in);
+    int mark_width = (int)(width * scale + 0.5);
+    if (mark_width < 1) mark_width = 1;
+    VipsImage *mark = NULL, *srgb = NULL, *rgba = NULL, *faded = NULL, *base = NULL, *out = NULL;
+    int rc = vips_thumbnail_buffer((void *)buf, len, &mark, mark_width, "height", VIPS_MAX_COORD, "size", VIPS_SIZE_BOTH, NULL);
+    if (!rc) rc = vips_colourspace(mark, &srgb, VIPS_INTERPRETATION_sRGB, NULL);
+    if (!rc) {
+        if (vips_image_hasalpha(srgb)) {
+            g_object_ref(srgb);
+            rgba = srgb;
+        } else {
+            rc = vips_bandjoin_const1(srgb, &rgba, 255, NULL);
+        }
+    }
+    if (!rc) {
+        /* Opacity scales the alpha band alone. */
+        double factors[4] = { 1, 1, 1, opacity }, zeros[4] = { 0, 0, 0, 0 };
+        rc = vips_linear(rgba, &faded, factors, zeros, 4, "uchar", TRUE, NULL);
+    }
+    if (!rc) {
+        /* The base in sRGB with alpha, so the two blend in one space; alpha removed later if
+           the output has none. */
+        VipsImage *colour = NULL;
+        if (vips_image_get_bands(in) < 3) rc = vips_colourspace(in, &colour, VIPS_INTERPRETATION_sRGB, NULL);
+        else { g_object_ref(in); colour = in; }
+        if (!rc) {
+            if (vips_image_hasalpha(colour)) { g_object_ref(colour); base = colour; }
+            else rc = vips_bandjoin_const1(colour, &base, 255, NULL);
+        }
+        if (colour) g_object_unref(colour);
+    }
+    if (!rc) {
+        int mw = vips_image_get_width(faded), mh = vips_image_get_height(faded);
+        int col = position % 3, row = position / 3;
+        int x = col == 0 ? padding : col == 1 ? (width - mw) / 2 : width - mw - padding;
+        int y = row == 0 ? padding : row == 1 ? (height - mh) / 2 : height - mh - padding;
+        rc = vips_composite2(base, faded, &out, VIPS_BLEND_MODE_OVER, "x", x, "y", y, NULL);
+        if (!rc) {
+            VipsImage *cast = NULL;
+            rc = vips_cast(out, &cast, VIPS_FORMAT_UCHAR, NULL);
+            g_object_unref(out);
+            out = rc ? NULL : cast;
+        }
+    }
+    if (mark) g_object_unref(mark);
+    if (srgb) g_object_unref(srgb);
+    if (rgba) g_object_unref(rgba);
+    if (faded) g_object_unref(faded);
+    if (base) g_object_unref(base);
+    return rc ? fail_null(err) : out;
 }
 
 VipsImage *tv_thumbnail_frames(const void *buf, size_t len, int width, int height, int left, int top, int crop_width,
@@ -186,7 +384,8 @@ VipsImage *tv_to_srgb(VipsImage *in, char **err) {
 
 VipsImage *tv_flatten(VipsImage *in, double r, double g, double b, char **err) {
     VipsImage *out = NULL;
-    VipsArrayDouble *background = vips_array_double_newv(3, r, g, b);
+    VipsArrayDouble *background = vips_image_get_bands(in) < 3 ? vips_array_double_newv(1, 0.2126 * r + 0.7152 * g + 0.0722 * b)
+                                                               : vips_array_double_newv(3, r, g, b);
     int rc = vips_flatten(in, &out, "background", background, NULL);
     vips_area_unref(VIPS_AREA(background));
     if (rc) return fail_null(err);
@@ -235,8 +434,19 @@ int tv_save(VipsImage *in, tv_format format, int quality, int strip, int interla
         rc = vips_heifsave_buffer(in, out, out_len, "Q", quality, "compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1,
                                   "effort", 1, "strip", strip, NULL);
         break;
+    case TV_JXL:
+        /* effort 4 of 1-9: libjxl's default (7) takes several times as long for thumbnails. */
+        rc = vips_jxlsave_buffer(in, out, out_len, "Q", quality, "effort", 4, "strip", strip, NULL);
+        break;
     case TV_GIF:
         rc = vips_gifsave_buffer(in, out, out_len, "strip", strip, NULL);
+        break;
+    case TV_HEIC:
+        rc = vips_heifsave_buffer(in, out, out_len, "Q", quality, "compression", VIPS_FOREIGN_HEIF_COMPRESSION_HEVC, "strip", strip, NULL);
+        break;
+    case TV_TIFF:
+        /* An image with a page height becomes a multi-page TIFF. */
+        rc = vips_tiffsave_buffer(in, out, out_len, "strip", strip, NULL);
         break;
     default:
         rc = -1;

@@ -1,6 +1,6 @@
 /// Image formats recognized from their leading bytes (never from the file name).
 public enum ImageFormat: String, Sendable, CaseIterable {
-    case jpeg, png, gif, webp, avif, heic, tiff, jxl, bmp
+    case jpeg, png, gif, webp, avif, heic, tiff, jxl, bmp, svg, pdf
 
     public var mediaType: String {
         switch self {
@@ -13,6 +13,8 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         case .tiff: "image/tiff"
         case .jxl: "image/jxl"
         case .bmp: "image/bmp"
+        case .svg: "image/svg+xml"
+        case .pdf: "application/pdf"
         }
     }
 
@@ -22,8 +24,9 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         self = format
     }
 
-    /// Bytes `sniff` needs to decide.
-    public static let sniffLength = 32
+    /// Bytes `sniff` needs to decide (an SVG's root element may follow an XML declaration,
+    /// comments and a doctype).
+    public static let sniffLength = 512
 
     public static func sniff<C: Collection>(_ bytes: C) -> ImageFormat? where C.Element == UInt8, C.Index == Int {
         let b = Array(bytes.prefix(sniffLength))
@@ -42,6 +45,19 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) { return .tiff }
         if starts([0xFF, 0x0A]) || starts([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) { return .jxl }
         if starts(Array("BM".utf8)) && b.count >= 14 { return .bmp }
+        if starts(Array("%PDF-".utf8)) { return .pdf }
+        // Text whose first tag is an XML declaration, a comment, a doctype or the root: an SVG
+        // when an `<svg` element opens within the bytes looked at.
+        let text = b.drop { $0 == 0xEF || $0 == 0xBB || $0 == 0xBF || $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        if text.first == UInt8(ascii: "<"), Self.contains(Array(text), Array("<svg".utf8)) { return .svg }
         return nil
+    }
+
+    private static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard haystack.count >= needle.count else { return false }
+        for start in 0...(haystack.count - needle.count) where Array(haystack[start..<(start + needle.count)]) == needle {
+            return true
+        }
+        return false
     }
 }

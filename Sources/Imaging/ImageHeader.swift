@@ -14,6 +14,9 @@ public struct ImageHeader: Sendable, Equatable {
     /// libvips loader nickname, such as `jpegload_buffer`.
     public var loader: String
 
+    /// Vector sources (SVG, PDF) are drawn at any size: their size is only nominal.
+    public var isVector: Bool { loader.hasPrefix("svgload") || loader.hasPrefix("pdfload") }
+
     /// Width and height once the EXIF orientation is applied.
     public var orientedSize: (width: Int, height: Int) {
         (5...8).contains(orientation) ? (height, width) : (width, height)

@@ -61,6 +61,21 @@ public enum ImageSynthesis {
         try VipsImage.make { tv_as_16bit(image.pointer, $0) }
     }
 
+    /// Formats sources come in that thumbd does not write: for tests and the demo library.
+    public enum SourceFormat { case heic, tiff }
+
+    /// `image` encoded as a HEIC or TIFF (an animation's pages as pages of the TIFF).
+    public static func encode(_ image: VipsImage, as format: SourceFormat) throws(VipsCallError) -> [UInt8] {
+        var out: UnsafeMutableRawPointer?
+        var length = 0
+        var err: UnsafeMutablePointer<CChar>?
+        guard tv_save(image.pointer, format == .heic ? TV_HEIC : TV_TIFF, 80, 0, 0, &out, &length, &err) == 0, let out else {
+            throw VipsCallError(message: takeMessage(err))
+        }
+        defer { tv_free(out) }
+        return Array(UnsafeRawBufferPointer(start: out, count: length))
+    }
+
     /// An animation: the frames as pages, `delay` ms each.
     public static func animation(_ frames: [VipsImage], delay: Int = 100) throws(VipsCallError) -> VipsImage {
         var pointers: [OpaquePointer?] = frames.map { $0.pointer }

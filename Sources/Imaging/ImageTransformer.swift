@@ -1,9 +1,12 @@
 import CVipsShim
 import ThumbdProtocol
 
-/// Runs the pipeline on encoded bytes: header check, shrink-on-load thumbnail (auto-rotated,
-/// first frame), crop, sRGB, flatten on white where the format has no alpha, encode with
-/// metadata stripped. Synchronous and CPU-bound: call it from a worker thread.
+/// Runs the pipeline on encoded bytes, in the order `TransformOptions` states: orientation
+/// (shrink-on-load thumbnail, auto-rotated, one page), `rect`, `trim`, resize and fit (with a
+/// focal point, or letterboxed for `fit=pad`), sRGB, rotation and mirror, padding, blur,
+/// sharpen, grey, watermark, flattening on the background where the format has no alpha,
+/// and encoding with metadata stripped (within `mb`). Synchronous and CPU-bound: call it from
+/// a worker thread.
 public enum ImageTransformer {
     public struct Output: Sendable {
         public var bytes: [UInt8]
@@ -13,53 +16,180 @@ public enum ImageTransformer {
     }
 
     /// Without `options.format`, the format every client decodes: PNG for an image with
-    /// alpha, JPEG otherwise (`OutputFormat.universal`).
-    public static func transform(_ data: [UInt8], header: ImageHeader, options: TransformOptions) throws(ImagingError) -> Output {
+    /// alpha, JPEG otherwise (`OutputFormat.universal`). `watermark`: the encoded watermark
+    /// image when `options.watermark` is set.
+    public static func transform(_ data: [UInt8], header: ImageHeader, options: TransformOptions,
+                                 watermark: [UInt8]? = nil) throws(ImagingError) -> Output {
         let format = options.format ?? .universal(hasAlpha: header.hasAlpha)
-        let (sourceWidth, sourceHeight) = header.orientedSize
-        let plan = ResizePlan.make(sourceWidth: sourceWidth, sourceHeight: sourceHeight, options: options)
         let animated = options.keepsFrames && header.pages > 1
+        guard options.page <= header.pages else {
+            throw .badParameter(name: "page", detail: "page \(options.page) is past the source's \(header.pages) page(s)")
+        }
         let decoded: VipsImage
         do {
-            var image = try data.withUnsafeBytes { raw in
-                VipsImage.attempt { err in
-                    if animated {
-                        // Every frame resized alike, then the same region cut from each (smart
-                        // crops, which would pick a region per frame, are centred instead).
-                        let frames = plan.frames
-                        return tv_thumbnail_frames(raw.baseAddress, raw.count, Int32(frames.width), Int32(frames.height),
-                                                   Int32(frames.crop?.left ?? 0), Int32(frames.crop?.top ?? 0),
-                                                   Int32(frames.crop?.width ?? 0), Int32(frames.crop?.height ?? 0), err)
-                    }
-                    return tv_thumbnail(raw.baseAddress, raw.count, Int32(plan.thumbnailWidth), Int32(plan.thumbnailHeight),
-                                        plan.interest == .none ? TV_SIZE_FORCE : TV_SIZE_BOTH, plan.interest.shimCrop, err)
-                }
-            }.get()
-            if !animated, let region = plan.extract {
-                let source = image
-                image = try VipsImage.make { tv_extract(source.pointer, Int32(region.left), Int32(region.top),
-                                                        Int32(region.width), Int32(region.height), $0) }
-            }
-            let rgb = image
-            image = try VipsImage.make { tv_to_srgb(rgb.pointer, $0) }
-            if image.hasAlpha && !format.supportsAlpha {
-                let withAlpha = image
-                image = try VipsImage.make { tv_flatten(withAlpha.pointer, 255, 255, 255, $0) }
-            }
+            var image = try decode(data, header: header, options: options, animated: animated)
+            image = try finish(image, options: options, format: format, watermark: watermark)
             // Decoding is lazy: a truncated source fails here, while pixels are pulled, so
             // that a failure while encoding is the encoder's (a server error, not the client's).
             let pixels = image
             decoded = try VipsImage.make { tv_materialize(pixels.pointer, $0) }
+        } catch let error as ImagingError {
+            throw error
         } catch {
-            throw .undecodable(error.message)
+            throw .undecodable((error as? VipsCallError)?.message ?? "\(error)")
         }
-        let bytes: [UInt8]
-        do {
-            bytes = try decoded.encode(format, quality: options.quality ?? OutputFormat.defaultQuality, progressive: options.progressive)
-        } catch {
-            throw .encodingFailed(error.message)
-        }
+        let bytes = try encode(decoded, format: format, options: options)
         return Output(bytes: bytes, format: format, width: decoded.width, height: animated ? decoded.frameHeight : decoded.height)
+    }
+
+    /// The source decoded, cut (`rect`, `trim`) and resized to the plan: shrink-on-load from
+    /// the bytes when nothing is cut first; from the whole decoded page otherwise.
+    private static func decode(_ data: [UInt8], header: ImageHeader, options asked: TransformOptions, animated: Bool) throws -> VipsImage {
+        let (sourceWidth, sourceHeight) = header.orientedSize
+        // A vector source is drawn at the size asked: enlarging it loses nothing.
+        var options = asked
+        if header.isVector { options.enlarge = true }
+        let page = Int32(options.page - 1)
+        var plan: ResizePlan
+        var image: VipsImage
+        if options.region == nil && options.trim == nil {
+            plan = ResizePlan.make(sourceWidth: sourceWidth, sourceHeight: sourceHeight, options: options)
+            let fixed = plan
+            image = try data.withUnsafeBytes { raw in
+                VipsImage.attempt { err in
+                    if animated {
+                        // Every frame resized alike, then the same region cut from each (smart
+                        // crops, which would pick a region per frame, are centred instead).
+                        let frames = fixed.frames
+                        return tv_thumbnail_frames(raw.baseAddress, raw.count, Int32(frames.width), Int32(frames.height),
+                                                   Int32(frames.crop?.left ?? 0), Int32(frames.crop?.top ?? 0),
+                                                   Int32(frames.crop?.width ?? 0), Int32(frames.crop?.height ?? 0), err)
+                    }
+                    return tv_thumbnail_page(raw.baseAddress, raw.count, Int32(fixed.thumbnailWidth), Int32(fixed.thumbnailHeight),
+                                             fixed.interest == .none ? TV_SIZE_FORCE : TV_SIZE_BOTH, fixed.interest.shimCrop, page, err)
+                }
+            }.get()
+            if animated { return image }
+        } else {
+            // The whole page, oriented, at its own size: what `rect` counts in and `trim` looks at.
+            var whole = try data.withUnsafeBytes { raw in
+                VipsImage.attempt { tv_thumbnail_page(raw.baseAddress, raw.count, Int32(sourceWidth), Int32(sourceHeight),
+                                                      TV_SIZE_DOWN, TV_CROP_NONE, page, $0) }
+            }.get()
+            // Decoded once into memory: find_trim reads it all, and the crop after reads it again.
+            let loaded = whole
+            whole = try VipsImage.make { tv_materialize(loaded.pointer, $0) }
+            if let region = options.region {
+                guard region.x + region.width <= whole.width, region.y + region.height <= whole.height else {
+                    throw ImagingError.badParameter(name: "rect", detail: "rect \(region) is outside the \(whole.width)x\(whole.height) source")
+                }
+                let source = whole
+                whole = try VipsImage.make { tv_extract(source.pointer, Int32(region.x), Int32(region.y),
+                                                        Int32(region.width), Int32(region.height), $0) }
+            }
+            if let threshold = options.trim {
+                var left: Int32 = 0, top: Int32 = 0, width: Int32 = 0, height: Int32 = 0
+                var message: UnsafeMutablePointer<CChar>?
+                guard tv_find_trim(whole.pointer, Double(threshold), &left, &top, &width, &height, &message) == 0 else {
+                    throw VipsCallError(message: takeMessage(message))
+                }
+                // An image that is all border stays as it is.
+                if width > 0, height > 0 {
+                    let source = whole
+                    whole = try VipsImage.make { tv_extract(source.pointer, left, top, width, height, $0) }
+                }
+            }
+            plan = ResizePlan.make(sourceWidth: whole.width, sourceHeight: whole.height, options: options)
+            let source = whole, fixed = plan
+            image = try VipsImage.make {
+                tv_thumbnail_image(source.pointer, Int32(fixed.thumbnailWidth), Int32(fixed.thumbnailHeight),
+                                   fixed.interest == .none ? TV_SIZE_FORCE : TV_SIZE_BOTH, fixed.interest.shimCrop, $0)
+            }
+        }
+        if let region = plan.extract {
+            let source = image
+            image = try VipsImage.make { tv_extract(source.pointer, Int32(region.left), Int32(region.top),
+                                                    Int32(region.width), Int32(region.height), $0) }
+        }
+        let rgb = image
+        image = try VipsImage.make { tv_to_srgb(rgb.pointer, $0) }
+        if let canvas = plan.canvas {
+            image = try embed(image, in: canvas, at: ((canvas.width - image.width) / 2, (canvas.height - image.height) / 2),
+                              colour: options.background ?? .white)
+        }
+        return image
+    }
+
+    /// Everything after the resize, in order.
+    private static func finish(_ input: VipsImage, options: TransformOptions, format: OutputFormat,
+                               watermark: [UInt8]?) throws -> VipsImage {
+        var image = input
+        func step(_ call: (OpaquePointer, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> OpaquePointer?) throws {
+            let source = image
+            image = try VipsImage.make { call(source.pointer, $0) }
+        }
+        let background = options.background ?? .white
+        if options.rotation != 0 { try step { tv_rotate($0, Int32(options.rotation), $1) } }
+        if options.mirrored { try step { tv_mirror($0, $1) } }
+        if let padding = options.padding {
+            image = try embed(image, in: (image.width + padding.left + padding.right, image.height + padding.top + padding.bottom),
+                              at: (padding.left, padding.top), colour: background)
+        }
+        if let sigma = options.blur { try step { tv_blur($0, sigma, $1) } }
+        if let sigma = options.sharpen { try step { tv_sharpen($0, sigma, $1) } }
+        if options.gray { try step { tv_gray($0, $1) } }
+        if let mark = options.watermark, let watermark {
+            try watermark.withUnsafeBytes { raw in
+                try step { tv_watermark($0, raw.baseAddress, raw.count, mark.scale, mark.opacity, Int32(mark.position.index),
+                                        Int32(mark.padding), $1) }
+            }
+            // The composite is colour with alpha: grey asked for stays grey.
+            if options.gray { try step { tv_gray($0, $1) } }
+        }
+        if image.hasAlpha && !format.supportsAlpha {
+            try step { tv_flatten($0, Double(background.red), Double(background.green), Double(background.blue), $1) }
+        }
+        return image
+    }
+
+    private static func embed(_ image: VipsImage, in box: (width: Int, height: Int), at origin: (x: Int, y: Int),
+                              colour: RGBAColor) throws -> VipsImage {
+        try VipsImage.make {
+            tv_embed(image.pointer, Int32(origin.x), Int32(origin.y), Int32(box.width), Int32(box.height), Double(colour.red),
+                     Double(colour.green), Double(colour.blue), Double(colour.alpha), $0)
+        }
+    }
+
+    /// Encoded at the asked quality; with `mb`, the highest quality whose bytes fit, found by
+    /// bisection between it and 10 in at most six encodings (400 naming `mb` if 10 is too big).
+    static func encode(_ image: VipsImage, format: OutputFormat, options: TransformOptions) throws(ImagingError) -> [UInt8] {
+        func encoded(_ quality: Int) throws(ImagingError) -> [UInt8] {
+            do {
+                return try image.encode(format, quality: quality, progressive: options.progressive)
+            } catch {
+                throw .encodingFailed(error.message)
+            }
+        }
+        let asked = options.quality ?? OutputFormat.defaultQuality
+        let first = try encoded(asked)
+        guard let limit = options.maxBytes, first.count > limit else { return first }
+        let lowest = 10
+        let refusal = ImagingError.badParameter(name: "mb", detail: "mb=\(limit): the smallest encoding is larger")
+        guard format.usesQuality, asked > lowest else { throw refusal }
+        var best = try encoded(lowest)
+        guard best.count <= limit else { throw refusal }
+        var fits = lowest, tooBig = asked
+        for _ in 0..<4 where tooBig - fits > 1 {
+            let middle = (fits + tooBig) / 2
+            let bytes = try encoded(middle)
+            if bytes.count <= limit {
+                fits = middle
+                best = bytes
+            } else {
+                tooBig = middle
+            }
+        }
+        return best
     }
 
     /// Header checks that must pass before any pixel is decoded. With `animated`, every frame
@@ -87,4 +217,9 @@ extension ResizePlan.Interest {
         case .attention: TV_CROP_ATTENTION
         }
     }
+}
+
+extension WatermarkPosition {
+    /// Rows (top, middle, bottom) of columns (left, centre, right), as the shim counts them.
+    var index: Int { Self.allCases.firstIndex(of: self)! }
 }

@@ -19,6 +19,7 @@ extension OutputFormat {
         case .png: TV_PNG
         case .webp: TV_WEBP
         case .avif: TV_AVIF
+        case .jxl: TV_JXL
         case .gif: TV_GIF
         }
     }

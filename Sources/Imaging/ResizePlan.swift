@@ -10,11 +10,13 @@ public struct ResizePlan: Sendable, Equatable {
     public var thumbnailWidth: Int
     public var thumbnailHeight: Int
     public var interest: Interest
-    /// Then, for directional crops, this region of the thumbnail.
+    /// Then, for directional crops and focal points, this region of the thumbnail.
     public var extract: (left: Int, top: Int, width: Int, height: Int)?
+    /// Then, for `fit=pad`, the box the result is centred in (the rest is background).
+    public var canvas: (width: Int, height: Int)?
 
-    public var outputWidth: Int { extract?.width ?? thumbnailWidth }
-    public var outputHeight: Int { extract?.height ?? thumbnailHeight }
+    public var outputWidth: Int { canvas?.width ?? extract?.width ?? thumbnailWidth }
+    public var outputHeight: Int { canvas?.height ?? extract?.height ?? thumbnailHeight }
 
     /// For animations, frame by frame: each frame resized to exactly (width, height), then
     /// `crop` cut from each. A smart crop (an `interest`) becomes a centred one, since it
@@ -33,6 +35,17 @@ public struct ResizePlan: Sendable, Equatable {
         a.thumbnailWidth == b.thumbnailWidth && a.thumbnailHeight == b.thumbnailHeight && a.interest == b.interest
             && a.extract?.left == b.extract?.left && a.extract?.top == b.extract?.top
             && a.extract?.width == b.extract?.width && a.extract?.height == b.extract?.height
+            && a.canvas?.width == b.canvas?.width && a.canvas?.height == b.canvas?.height
+    }
+
+    init(thumbnailWidth: Int, thumbnailHeight: Int, interest: Interest, extract: (left: Int, top: Int, width: Int, height: Int)?,
+         canvas: (width: Int, height: Int)? = nil, coverSize: (width: Int, height: Int)? = nil) {
+        self.thumbnailWidth = thumbnailWidth
+        self.thumbnailHeight = thumbnailHeight
+        self.interest = interest
+        self.extract = extract
+        self.canvas = canvas
+        self.coverSize = coverSize
     }
 
     public static func make(sourceWidth W: Int, sourceHeight H: Int, options: TransformOptions) -> ResizePlan {
@@ -59,9 +72,11 @@ public struct ResizePlan: Sendable, Equatable {
             return ResizePlan(thumbnailWidth: ow, thumbnailHeight: oh, interest: .none, extract: nil)
         case (let tw?, let th?):
             switch options.fit {
-            case .contain:
+            case .contain, .pad:
                 let (ow, oh) = scaled(noEnlarge(min(Double(tw) / w, Double(th) / h)))
-                return ResizePlan(thumbnailWidth: ow, thumbnailHeight: oh, interest: .none, extract: nil)
+                // Letterboxed: always exactly the box, the image centred in it.
+                return ResizePlan(thumbnailWidth: ow, thumbnailHeight: oh, interest: .none, extract: nil,
+                                  canvas: options.fit == .pad ? (tw, th) : nil)
             case .fill:
                 let (ow, oh) = box(tw, th)
                 return ResizePlan(thumbnailWidth: ow, thumbnailHeight: oh, interest: .none, extract: nil)
@@ -69,6 +84,14 @@ public struct ResizePlan: Sendable, Equatable {
                 let (bw, bh) = box(tw, th)
                 let (sw, sh) = scaled(max(Double(bw) / w, Double(bh) / h))
                 let ow = min(bw, sw), oh = min(bh, sh)
+                if let focus = options.focus {
+                    // The focal point as near the middle of the box as the scaled source allows.
+                    func start(_ fraction: Double, _ scaled: Int, _ out: Int) -> Int {
+                        min(max(0, Int((fraction * Double(scaled) - Double(out) / 2).rounded())), scaled - out)
+                    }
+                    return ResizePlan(thumbnailWidth: sw, thumbnailHeight: sh, interest: .none,
+                                      extract: (start(focus.x, sw, ow), start(focus.y, sh, oh), ow, oh))
+                }
                 switch options.crop {
                 case .center: return ResizePlan(thumbnailWidth: ow, thumbnailHeight: oh, interest: .centre, extract: nil, coverSize: (sw, sh))
                 case .entropy: return ResizePlan(thumbnailWidth: ow, thumbnailHeight: oh, interest: .entropy, extract: nil, coverSize: (sw, sh))

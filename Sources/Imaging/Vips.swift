@@ -27,6 +27,9 @@ public enum ImagingError: Error, Equatable, Sendable, CustomStringConvertible {
     case undecodable(String)
     /// Encoding failed: 500.
     case encodingFailed(String)
+    /// A parameter cannot apply to this source (`rect` outside it, a `page` it has not) or its
+    /// output (`mb` below what the lowest quality gives): 400 naming the parameter.
+    case badParameter(name: String, detail: String)
 
     public var description: String {
         switch self {
@@ -35,6 +38,7 @@ public enum ImagingError: Error, Equatable, Sendable, CustomStringConvertible {
         case .tooManyFrames(let frames, let limit): "the animation has \(frames) frames, over the limit of \(limit)"
         case .undecodable(let detail): "the image cannot be decoded: \(detail)"
         case .encodingFailed(let detail): "the image cannot be encoded: \(detail)"
+        case .badParameter(_, let detail): detail
         }
     }
 }

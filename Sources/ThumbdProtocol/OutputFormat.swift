@@ -1,6 +1,6 @@
 /// Formats thumbd encodes, by the names `fm` takes.
 public enum OutputFormat: String, Sendable, CaseIterable, Hashable {
-    case jpeg, png, webp, avif, gif
+    case jpeg, png, webp, avif, jxl, gif
 
     public var mediaType: String {
         switch self {
@@ -8,20 +8,21 @@ public enum OutputFormat: String, Sendable, CaseIterable, Hashable {
         case .png: "image/png"
         case .webp: "image/webp"
         case .avif: "image/avif"
+        case .jxl: "image/jxl"
         case .gif: "image/gif"
         }
     }
 
     public var supportsAlpha: Bool { self != .jpeg }
 
-    /// The quality of JPEG, WebP and AVIF when nothing else says.
+    /// The quality of JPEG, WebP, AVIF and JPEG XL when nothing else says.
     public static let defaultQuality = 80
 
     /// What every client decodes: PNG when the image has alpha, JPEG otherwise.
     public static func universal(hasAlpha: Bool) -> OutputFormat { hasAlpha ? .png : .jpeg }
 
     /// Whether `q` means anything for this format (it is dropped from the options otherwise).
-    public var usesQuality: Bool { self == .jpeg || self == .webp || self == .avif }
+    public var usesQuality: Bool { self == .jpeg || self == .webp || self == .avif || self == .jxl }
 
     /// Whether `pr` means anything: progressive JPEG, interlaced PNG.
     public var usesProgressive: Bool { self == .jpeg || self == .png }

@@ -14,7 +14,7 @@ public struct ThumbnailOptions: Sendable, Hashable {
     /// What `fm` takes: an output format, or `auto` (the best the request's `Accept` allows;
     /// the answer carries `Vary: Accept`).
     public enum Format: String, Sendable, CaseIterable {
-        case jpeg, png, webp, avif
+        case jpeg, png, webp, avif, jxl
         case auto
 
         /// The output format it names; nil for `auto`.
@@ -43,6 +43,49 @@ public struct ThumbnailOptions: Sendable, Hashable {
     /// `p`: a preset name from the server's configuration.
     public var preset: String?
 
+    // Image operations, in the order the pipeline applies them (see `TransformOptions`).
+
+    /// `rect`: crop this region of the source (its pixels, after orientation) first.
+    public var region: PixelRect?
+    /// `trim`: remove a uniform border, threshold 1...100, before resizing.
+    public var trim: Int?
+    /// `fp`: for `fit=cover`, the point kept as centred as the box allows (replaces `crop`).
+    public var focus: FocalPoint?
+    /// `rot`: degrees clockwise, a multiple of 90, after EXIF orientation.
+    public var rotation: Int?
+    /// `flip`: mirror after rotating.
+    public var flip: Flip?
+    /// `pad`: extra padding in points (times `dpr`), in `background`.
+    public var padding: EdgeInsets?
+    /// `bg`: what padding is filled with and alpha flattened on (white when not given).
+    public var background: RGBAColor?
+    /// `blur`: Gaussian blur sigma 0.3...100 (0: none), after resizing.
+    public var blur: Double?
+    /// `sharpen`: unsharp-mask sigma 0.3...10 (0: none), after resizing.
+    public var sharpen: Double?
+    /// `gray`: greyscale output.
+    public var gray: Bool?
+    /// `wm`: a library image drawn over the output, or `.off` to turn off the server's default.
+    public var watermark: WatermarkChoice?
+    public var watermarkPosition: WatermarkPosition?
+    /// `wmscale`: the watermark's width as a fraction 0.05...1 of the output's.
+    public var watermarkScale: Double?
+    /// `wmop`: its opacity, 0...1.
+    public var watermarkOpacity: Double?
+    /// `wmpad`: points between it and the edges (times `dpr`).
+    public var watermarkPadding: Int?
+    /// `mb`: the output at most this many bytes (quality lowered until it fits).
+    public var maxBytes: Int?
+    /// `page`: the page (from 1) of a PDF or multi-page source.
+    public var page: Int?
+
+    /// What `wm` names.
+    public enum WatermarkChoice: Sendable, Hashable {
+        case image(String)
+        /// `wm=none`: no watermark, where the server lets a request turn its default off.
+        case off
+    }
+
     public init(width: Int? = nil, height: Int? = nil, dpr: Double? = nil, fit: Fit? = nil, crop: Crop? = nil,
                 enlarge: Bool? = nil, format: Format? = nil, quality: Int? = nil, progressive: Bool? = nil,
                 animated: Bool? = nil, preset: String? = nil, autoWidth: Bool = false, autoDPR: Bool = false) {
@@ -68,11 +111,21 @@ public struct ThumbnailOptions: Sendable, Hashable {
 
     /// Every parameter name a transform takes (`s`, the signature, included), in the normal
     /// form's order.
-    public static let parameterNames: [String] = ["p", "w", "h", "dpr", "fit", "crop", "enlarge", "fm", "q", "pr", "anim", "s"]
+    public static let parameterNames: [String] = ["p", "w", "h", "dpr", "fit", "crop", "enlarge", "fm", "q", "pr", "anim",
+                                                  "fp", "rect", "trim", "rot", "flip", "pad", "bg", "blur", "sharpen", "gray",
+                                                  "wm", "wmpos", "wmscale", "wmop", "wmpad", "mb", "page", "s"]
     public static let signatureParameter = "s"
     public static let presetParameter = "p"
     public static let dprRange: ClosedRange<Double> = 1...4
     public static let qualityRange: ClosedRange<Int> = 1...100
+    public static let blurRange: ClosedRange<Double> = 0.3...100
+    public static let sharpenRange: ClosedRange<Double> = 0.3...10
+    public static let trimRange: ClosedRange<Int> = 1...100
+    public static let paddingRange: ClosedRange<Int> = 0...1000
+    public static let rectRange: ClosedRange<Int> = 0...100_000
+    public static let watermarkScaleRange: ClosedRange<Double> = 0.05...1
+    public static let maxBytesRange: ClosedRange<Int> = 100...1_000_000_000
+    public static let pageRange: ClosedRange<Int> = 1...100_000
     /// `limits.max_dimension`'s default: the largest `w` or `h` (after `dpr`).
     public static let defaultMaxDimension = 4096
 
@@ -141,6 +194,80 @@ public struct ThumbnailOptions: Sendable, Hashable {
         quality = try integer("q", in: Self.qualityRange)
         progressive = try flag("pr")
         animated = try flag("anim")
+
+        func decimal(_ name: String, in range: ClosedRange<Double>, zero: Bool = false) throws(ParameterError) -> Double? {
+            guard let text = values[name] else { return nil }
+            guard let value = Self.decimal(text), range.contains(value) || (zero && value == 0) else {
+                throw ParameterError(parameter: name, detail: "\(name) must be \(zero ? "0 or " : "")a number in "
+                    + "\(Self.decimalText(range.lowerBound))...\(Self.decimalText(range.upperBound)), got '\(text)'")
+            }
+            return value
+        }
+        func integers(_ name: String, count: Set<Int>, in range: ClosedRange<Int>, spelling: String) throws(ParameterError) -> [Int]? {
+            guard let text = values[name] else { return nil }
+            let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+            guard count.contains(parts.count), let numbers = Optional(parts.compactMap { Self.integer($0) }), numbers.count == parts.count,
+                  numbers.allSatisfy(range.contains)
+            else {
+                throw ParameterError(parameter: name, detail: "\(name) must be \(spelling), each in \(range.lowerBound)...\(range.upperBound), got '\(text)'")
+            }
+            return numbers
+        }
+
+        if let numbers = try integers("rect", count: [4], in: Self.rectRange, spelling: "x,y,w,h in source pixels") {
+            guard numbers[2] > 0, numbers[3] > 0 else {
+                throw ParameterError(parameter: "rect", detail: "rect must have a width and a height of at least 1, got '\(values["rect"]!)'")
+            }
+            region = PixelRect(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3])
+        }
+        trim = try integer("trim", in: Self.trimRange)
+        if let text = values["fp"] {
+            let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Self.decimal(String($0)) }
+            guard parts.count == 2, let x = parts[0], let y = parts[1], (0...1).contains(x), (0...1).contains(y) else {
+                throw ParameterError(parameter: "fp", detail: "fp must be x,y with each in 0...1, got '\(text)'")
+            }
+            focus = FocalPoint(x: x, y: y)
+        }
+        if let text = values["rot"] {
+            guard let degrees = Self.integer(Substring(text), signed: true), degrees % 90 == 0, abs(degrees) <= 3600 else {
+                throw ParameterError(parameter: "rot", detail: "rot must be a multiple of 90 (degrees clockwise), got '\(text)'")
+            }
+            rotation = degrees
+        }
+        flip = try choice("flip", Flip.self)
+        if let sides = try integers("pad", count: [1, 4], in: Self.paddingRange, spelling: "one number or t,r,b,l") {
+            padding = sides.count == 1 ? EdgeInsets(all: sides[0]) : EdgeInsets(top: sides[0], right: sides[1], bottom: sides[2], left: sides[3])
+        }
+        if let text = values["bg"] {
+            guard let color = RGBAColor(hex: text) else {
+                throw ParameterError(parameter: "bg", detail: "bg must be a colour as rrggbb or rrggbbaa in hexadecimal, got '\(text)'")
+            }
+            background = color
+        }
+        blur = try decimal("blur", in: Self.blurRange, zero: true).map { ($0 * 10).rounded() / 10 }
+        sharpen = try decimal("sharpen", in: Self.sharpenRange, zero: true).map { ($0 * 10).rounded() / 10 }
+        gray = try flag("gray")
+        if let text = values["wm"] {
+            guard !text.isEmpty, text.utf8.count <= 1024 else {
+                throw ParameterError(parameter: "wm", detail: "wm must be a library image path or none, got '\(text)'")
+            }
+            watermark = text == "none" ? .off : .image(text)
+        }
+        watermarkPosition = try choice("wmpos", WatermarkPosition.self)
+        watermarkScale = try decimal("wmscale", in: Self.watermarkScaleRange)
+        watermarkOpacity = try decimal("wmop", in: 0...1)
+        watermarkPadding = try integer("wmpad", in: Self.paddingRange)
+        maxBytes = try integer("mb", in: Self.maxBytesRange)
+        page = try integer("page", in: Self.pageRange)
+    }
+
+    /// `12`, or `-90` where `signed`: plain digits, at most nine.
+    static func integer(_ text: Substring, signed: Bool = false) -> Int? {
+        let digits = signed && text.hasPrefix("-") ? text.dropFirst() : text
+        guard !digits.isEmpty, digits.utf8.count <= 9, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let n = Int(digits) else {
+            return nil
+        }
+        return digits.count == text.count ? n : -n
     }
 
     /// `2`, `1.5`, `2.25`: plain decimals only (no exponents, signs or spaces).
@@ -172,8 +299,12 @@ public struct ThumbnailOptions: Sendable, Hashable {
         let h = hinted ? height : height.map { Self.scaled($0, by: ratio) }
         let output = format?.output
         // `w=auto` has a width, only not yet known: 1 stands in for it.
+        let (rotation, mirrored) = Self.orientation(rotation: self.rotation, flip: flip)
         let normal = TransformOptions(width: autoWidth ? 1 : w, height: h, fit: fit ?? .contain, crop: crop ?? .center,
-                                      enlarge: enlarge ?? false, format: output)
+                                      enlarge: enlarge ?? false, format: output, animated: animated ?? false, region: region,
+                                      trim: trim, focus: focus, rotation: rotation, mirrored: mirrored,
+                                      padding: hinted ? padding : padding?.scaled(by: ratio), background: background,
+                                      blur: blur, sharpen: sharpen, gray: gray ?? false, maxBytes: maxBytes, page: page ?? 1)
         var items: [(name: String, value: String)] = []
         if autoWidth { items.append(("w", "auto")) } else if let w { items.append(("w", String(w))) }
         if let h { items.append(("h", String(h))) }
@@ -188,8 +319,49 @@ public struct ThumbnailOptions: Sendable, Hashable {
         if let format { items.append(("fm", format.rawValue)) }
         if let quality, output?.usesQuality ?? true { items.append(("q", String(quality))) }
         if let progressive, output?.usesProgressive ?? true { items.append(("pr", progressive ? "1" : "0")) }
-        if animated == true, output?.keepsFrames ?? true { items.append(("anim", "1")) }
+        if normal.animated { items.append(("anim", "1")) }
+        if let focus = normal.focus { items.append(("fp", focus.description)) }
+        if let region = normal.region { items.append(("rect", region.description)) }
+        if let trim = normal.trim { items.append(("trim", String(trim))) }
+        if normal.rotation != 0 { items.append(("rot", String(normal.rotation))) }
+        if normal.mirrored { items.append(("flip", Flip.h.rawValue)) }
+        if let padding = normal.padding { items.append(("pad", padding.description)) }
+        if let background = normal.background { items.append(("bg", background.description)) }
+        if let blur = normal.blur { items.append(("blur", Self.decimalText(blur))) }
+        if let sharpen = normal.sharpen { items.append(("sharpen", Self.decimalText(sharpen))) }
+        if normal.gray { items.append(("gray", "1")) }
+        items += watermarkItems(scaledBy: hinted ? 1 : ratio)
+        if let maxBytes = normal.maxBytes { items.append(("mb", String(maxBytes))) }
+        if normal.page != 1 { items.append(("page", String(normal.page))) }
         return items
+    }
+
+    /// `wm` and its settings as given (the padding times the ratio folded away): whether they
+    /// apply depends on the server's default watermark, which a client cannot know.
+    private func watermarkItems(scaledBy ratio: Double) -> [(name: String, value: String)] {
+        var items: [(name: String, value: String)] = []
+        switch watermark {
+        case .image(let path): items.append(("wm", path))
+        case .off: items.append(("wm", "none"))
+        case nil: break
+        }
+        if let watermarkPosition { items.append(("wmpos", watermarkPosition.rawValue)) }
+        if let watermarkScale { items.append(("wmscale", Self.decimalText(watermarkScale))) }
+        if let watermarkOpacity { items.append(("wmop", Self.decimalText(watermarkOpacity))) }
+        if let watermarkPadding { items.append(("wmpad", String(Int((Double(watermarkPadding) * ratio).rounded())))) }
+        return items
+    }
+
+    /// `rot` and `flip` as the one rotation (0, 90, 180, 270) followed by an optional left-right
+    /// mirror they amount to: `flip=v` is `rot=180` then `flip=h`, `flip=hv` is `rot=180`.
+    public static func orientation(rotation: Int?, flip: Flip?) -> (rotation: Int, mirrored: Bool) {
+        let degrees = rotation ?? 0
+        switch flip {
+        case nil: return (degrees, false)
+        case .h: return (degrees, true)
+        case .v: return (degrees + 180, true)
+        case .hv: return (degrees + 180, false)
+        }
     }
 
     /// `w=200&h=100&fit=cover`, percent-encoded; empty for the original.
@@ -209,6 +381,19 @@ public struct ThumbnailOptions: Sendable, Hashable {
         if let quality { items.append(("q", String(quality))) }
         if let progressive { items.append(("pr", progressive ? "1" : "0")) }
         if let animated { items.append(("anim", animated ? "1" : "0")) }
+        if let focus { items.append(("fp", focus.description)) }
+        if let region { items.append(("rect", region.description)) }
+        if let trim { items.append(("trim", String(trim))) }
+        if let rotation { items.append(("rot", String(rotation))) }
+        if let flip { items.append(("flip", flip.rawValue)) }
+        if let padding { items.append(("pad", padding.description)) }
+        if let background { items.append(("bg", background.description)) }
+        if let blur { items.append(("blur", Self.decimalText(blur))) }
+        if let sharpen { items.append(("sharpen", Self.decimalText(sharpen))) }
+        if let gray { items.append(("gray", gray ? "1" : "0")) }
+        items += watermarkItems(scaledBy: 1)
+        if let maxBytes { items.append(("mb", String(maxBytes))) }
+        if let page { items.append(("page", String(page))) }
         return items
     }
 

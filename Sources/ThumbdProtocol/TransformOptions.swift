@@ -1,7 +1,11 @@
 /// A transform, normalized: equivalent requests produce equal values. What the server's
 /// image pipeline runs with, and what its cache keys and ETags are made from.
+///
+/// The pipeline applies it in this order (README, Image operations): orientation, `rect`,
+/// `trim`, resize and fit (with `focus`), rotation, mirror, padding, blur, sharpen, grey,
+/// watermark, flattening on the background, encoding (within `maxBytes`).
 public struct TransformOptions: Sendable, Hashable {
-    public enum Fit: String, Sendable, CaseIterable { case contain, cover, fill }
+    public enum Fit: String, Sendable, CaseIterable { case contain, cover, fill, pad }
     public enum Crop: String, Sendable, CaseIterable { case center, top, bottom, left, right, entropy, attention }
 
     /// Target box in output pixels (dpr already applied); nil: that side follows the other
@@ -19,10 +23,36 @@ public struct TransformOptions: Sendable, Hashable {
     public var progressive: Bool
     /// Every frame of an animated source (`anim=1`), for WebP output; otherwise the first.
     public var animated: Bool
+    /// `rect`: this region of the source (after orientation), before anything else.
+    public var region: PixelRect?
+    /// `trim`: a uniform border removed first, with this threshold (1...100).
+    public var trim: Int?
+    /// `fp`: for `fit=cover`, the point kept as centred as the box allows (replaces `crop`).
+    public var focus: FocalPoint?
+    /// Degrees clockwise (0, 90, 180, 270) and then a left-right mirror: every combination
+    /// of `rot` and `flip` is one of these eight.
+    public var rotation: Int
+    public var mirrored: Bool
+    /// `pad`: extra pixels around the output (dpr applied), in `background`.
+    public var padding: EdgeInsets?
+    /// What padding is filled with and alpha flattened on; nil: white.
+    public var background: RGBAColor?
+    /// Gaussian blur sigma, after resizing.
+    public var blur: Double?
+    /// Unsharp-mask sigma, after resizing.
+    public var sharpen: Double?
+    public var gray: Bool
+    public var watermark: Watermark?
+    /// `mb`: the encoded output at most this many bytes.
+    public var maxBytes: Int?
+    /// The page (from 1) of a multi-page source (PDF, TIFF, HEIF).
+    public var page: Int
 
     public init(width: Int? = nil, height: Int? = nil, fit: Fit = .contain, crop: Crop = .center, enlarge: Bool = false,
                 format: OutputFormat? = nil, quality: Int? = OutputFormat.defaultQuality, progressive: Bool = false,
-                animated: Bool = false) {
+                animated: Bool = false, region: PixelRect? = nil, trim: Int? = nil, focus: FocalPoint? = nil, rotation: Int = 0,
+                mirrored: Bool = false, padding: EdgeInsets? = nil, background: RGBAColor? = nil, blur: Double? = nil,
+                sharpen: Double? = nil, gray: Bool = false, watermark: Watermark? = nil, maxBytes: Int? = nil, page: Int = 1) {
         self.width = width
         self.height = height
         self.fit = fit
@@ -32,6 +62,19 @@ public struct TransformOptions: Sendable, Hashable {
         self.quality = quality
         self.progressive = progressive
         self.animated = animated
+        self.region = region
+        self.trim = trim
+        self.focus = focus
+        self.rotation = rotation
+        self.mirrored = mirrored
+        self.padding = padding
+        self.background = background
+        self.blur = blur
+        self.sharpen = sharpen
+        self.gray = gray
+        self.watermark = watermark
+        self.maxBytes = maxBytes
+        self.page = page
         normalize()
     }
 
@@ -39,11 +82,31 @@ public struct TransformOptions: Sendable, Hashable {
     /// rules: the client's normal form (`ThumbnailOptions.normalQueryItems`) applies them too.
     public mutating func normalize() {
         if width == nil || height == nil { fit = .contain }
-        if fit != .cover { crop = .center }
+        if fit != .cover { crop = .center; focus = nil }
+        // The middle is what a centred crop keeps already; a focal point replaces the crop.
+        if focus == .centre { focus = nil }
+        if focus != nil { crop = .center }
         // Known formats that cannot use them drop them; an unsettled format keeps them until it is.
         if let format, !format.usesQuality { quality = nil }
         if let format, !format.usesProgressive { progressive = false }
         if let format, !format.keepsFrames { animated = false }
+        rotation = ((rotation % 360) + 360) % 360
+        if padding?.isZero == true { padding = nil }
+        if blur == 0 { blur = nil }
+        if sharpen == 0 { sharpen = nil }
+        // The background fills padding and is what alpha is flattened on: without padding, a
+        // format that keeps alpha never shows it. A format without alpha shows no alpha of it.
+        let pads = padding != nil || fit == .pad
+        if let format, !format.supportsAlpha, background != nil { background?.alpha = 255 }
+        if !pads, let format, format.supportsAlpha { background = nil }
+        if background == .white { background = nil }
+        if page < 1 { page = 1 }
+        // Frames are resized and cropped alike; operations that would treat the strip of
+        // frames as one picture (or take a region of it) take the first frame instead.
+        if region != nil || trim != nil || rotation != 0 || padding != nil || fit == .pad || blur != nil || sharpen != nil
+            || watermark != nil {
+            animated = false
+        }
     }
 
     /// Whether the output keeps every frame: asked for, and WebP (an unsettled format becomes

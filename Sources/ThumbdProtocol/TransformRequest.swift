@@ -16,12 +16,18 @@ public struct TransformRequest: Sendable, Equatable {
         public var maxDimension: Int
         public var quality: Int
         public var progressive: Bool
+        /// The watermark every output gets unless a request names another (`watermark.default`).
+        public var watermark: Watermark?
+        /// Whether `wm=none` may turn that default off (`watermark.optional`).
+        public var watermarkOptional: Bool
 
         public init(maxDimension: Int = ThumbnailOptions.defaultMaxDimension, quality: Int = OutputFormat.defaultQuality,
-                    progressive: Bool = false) {
+                    progressive: Bool = false, watermark: Watermark? = nil, watermarkOptional: Bool = true) {
             self.maxDimension = maxDimension
             self.quality = quality
             self.progressive = progressive
+            self.watermark = watermark
+            self.watermarkOptional = watermarkOptional
         }
     }
 
@@ -40,20 +46,60 @@ public struct TransformRequest: Sendable, Equatable {
 
     /// `requested` in normal form. A preset must already be merged in (`preset` is ignored).
     public init(_ requested: ThumbnailOptions, defaults: Defaults) throws(ParameterError) {
+        try self.init(requested, defaults: defaults, paddingRatio: nil)
+    }
+
+    /// `paddingRatio`: the ratio paddings are scaled by when `requested.dpr` no longer says it
+    /// (a request resolved from its Client Hints).
+    private init(_ requested: ThumbnailOptions, defaults: Defaults, paddingRatio: Double?) throws(ParameterError) {
         // `w=auto`: any `width` is ignored, the hint decides.
         var width = requested.autoWidth ? nil : requested.width
         var height = requested.height
+        var ratio = paddingRatio ?? 1
         if requested.autoWidth || requested.autoDPR {
             hints = HintUse(width: requested.autoWidth, dpr: requested.autoDPR)
             pending = Pending(requested: requested, defaults: defaults)
         } else if let dpr = requested.dpr {
             (width, height) = try Self.scaled(width, height, by: dpr, maxDimension: defaults.maxDimension)
+            ratio = dpr
         }
+        let (rotation, mirrored) = ThumbnailOptions.orientation(rotation: requested.rotation, flip: requested.flip)
         options = TransformOptions(width: width, height: height, fit: requested.fit ?? .contain, crop: requested.crop ?? .center,
                                    enlarge: requested.enlarge ?? false, format: requested.format?.output,
                                    quality: requested.quality ?? defaults.quality,
-                                   progressive: requested.progressive ?? defaults.progressive, animated: requested.animated ?? false)
+                                   progressive: requested.progressive ?? defaults.progressive, animated: requested.animated ?? false,
+                                   region: requested.region, trim: requested.trim, focus: requested.focus, rotation: rotation,
+                                   mirrored: mirrored, padding: requested.padding?.scaled(by: ratio), background: requested.background,
+                                   blur: requested.blur, sharpen: requested.sharpen, gray: requested.gray ?? false,
+                                   watermark: try Self.watermark(requested, defaults: defaults, ratio: ratio),
+                                   maxBytes: requested.maxBytes, page: requested.page ?? 1)
         negotiatesFormat = requested.format == .auto
+    }
+
+    /// The watermark a request gets: the one it names, else the server's default (unless it
+    /// says `wm=none` where that is allowed), with its settings over the default's.
+    static func watermark(_ requested: ThumbnailOptions, defaults: Defaults, ratio: Double) throws(ParameterError) -> Watermark? {
+        let base: Watermark
+        switch requested.watermark {
+        case .off:
+            guard defaults.watermark == nil || defaults.watermarkOptional else {
+                throw ParameterError(parameter: "wm", detail: "wm=none is not allowed: this server watermarks every image")
+            }
+            return nil
+        case .image(let path):
+            base = Watermark(path: path, position: defaults.watermark?.position ?? Watermark.defaultPosition,
+                             scale: defaults.watermark?.scale ?? Watermark.defaultScale,
+                             opacity: defaults.watermark?.opacity ?? Watermark.defaultOpacity,
+                             padding: defaults.watermark?.padding ?? Watermark.defaultPadding)
+        case nil:
+            guard let fallback = defaults.watermark else { return nil }
+            base = fallback
+        }
+        return Watermark(path: base.path, position: requested.watermarkPosition ?? base.position,
+                         scale: requested.watermarkScale ?? base.scale, opacity: requested.watermarkOpacity ?? base.opacity,
+                         // A padding given in the request is in points (times dpr), the default's in pixels, so
+                         // that `w=100&dpr=2` and `w=200` stay one request.
+                         padding: requested.watermarkPadding.map { Int((Double($0) * ratio).rounded()) } ?? base.padding)
     }
 
     /// `w` and `h` times a ratio, as the server rounds them, within the dimension limit.
@@ -88,6 +134,6 @@ public struct TransformRequest: Sendable, Equatable {
             }
             concrete.width = hintedWidth
         }
-        return (try TransformRequest(concrete, defaults: pending.defaults), use.dpr ? dpr : nil)
+        return (try TransformRequest(concrete, defaults: pending.defaults, paddingRatio: dpr), use.dpr ? dpr : nil)
     }
 }

@@ -8,7 +8,7 @@ public enum PercentCoding {
         var it = s.utf8.makeIterator()
         while let c = it.next() {
             if c == UInt8(ascii: "%") {
-                guard let h = it.next().flatMap(hexValue), let l = it.next().flatMap(hexValue) else { return nil }
+                guard let h = it.next().flatMap(Hex.digit), let l = it.next().flatMap(Hex.digit) else { return nil }
                 out.append(h << 4 | l)
             } else {
                 out.append(c)
@@ -38,14 +38,5 @@ public enum PercentCoding {
             }
         }
         return String(decoding: out, as: UTF8.self)
-    }
-
-    private static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 0x30...0x39: c - 0x30
-        case 0x41...0x46: c - 0x41 + 10
-        case 0x61...0x66: c - 0x61 + 10
-        default: nil
-        }
     }
 }

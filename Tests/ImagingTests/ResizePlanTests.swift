@@ -67,6 +67,12 @@ import ThumbdProtocol
             if let w = options.width, let h = options.height {
                 #expect(p.outputWidth <= max(w, 1) && p.outputHeight <= max(h, 1))
                 if options.enlarge && options.fit != .contain { #expect(p.outputWidth == w && p.outputHeight == h) }
+                // Letterboxed: always the box, the image inside it within the source.
+                if options.fit == .pad {
+                    #expect(p.outputWidth == w && p.outputHeight == h && p.thumbnailWidth <= w && p.thumbnailHeight <= h)
+                    if !options.enlarge { #expect(p.thumbnailWidth <= W && p.thumbnailHeight <= H) }
+                    return
+                }
             } else if let w = options.width {
                 #expect(p.outputWidth == (options.enlarge ? w : min(w, W)))
             } else if let h = options.height {

@@ -43,8 +43,11 @@ import TestSupport
             let bytes = (try? Data(contentsOf: URL(fileURLWithPath: file))) ?? Data()
             #expect(bytes.count > 10_000 && bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]), "\(name) screenshot")
         }
+        // The self-test waits up to 10 s (virtual) for the visible cells and up to 10 s for the large
+        // view: the budget leaves room for both, so a slow image shows in the report (with its
+        // width) rather than as a page dumped before the report was written.
         let dom = try Self.run(browser, Self.flags + ["--window-size=390,844", "--force-device-scale-factor=2",
-                                                      "--virtual-time-budget=20000", "--dump-dom", base + "?selftest=1"])
+                                                      "--virtual-time-budget=40000", "--dump-dom", base + "?selftest=1"])
         let start = try #require(dom.range(of: "<pre id=\"selftest\">")), end = try #require(dom.range(of: "</pre>", range: start.upperBound..<dom.endIndex))
         let text = String(dom[start.upperBound..<end.lowerBound]).replacingOccurrences(of: "&amp;", with: "&")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])

@@ -195,6 +195,34 @@ import WireCoding
         #expect(try now.header("X-Cache") == "miss" && ImageHeader.read(now.body).height == 25)
     }
 
+    @Test func watermarksComeFromTheBucketAndAReplacedOneIsSeenAfterTheTTL() throws {
+        let clock = ManualClock()
+        let bucket = try store.makeBucket()
+        let black = try ImageSynthesis.solid(width: 40, height: 40, color: [0, 0, 0, 255]).encode(.png)
+        try store.put(bucket, ["p.jpg": S3Images.jpeg(400, 300, seed: 21), "marks/logo.png": black])
+        let f = try S3LibraryFixture(store: store, bucket: bucket, clock: clock) { $0.library.s3.ttl = 5 }
+        let target = "/img/p.jpg?w=200&fm=png&wm=marks/logo.png&wmpos=nw&wmpad=0&wmscale=0.2"
+        // Never seen: fetched on a worker first, then drawn.
+        let marked = try f.get(target)
+        #expect(marked.status == 200)
+        #expect(try VipsImage.decode(marked.body).pixel(x: 5, y: 5).prefix(3).allSatisfy { $0 < 15 })
+        #expect(try f.get("/img/p.jpg?w=200&wm=marks/none.png").status == 400)
+        let red = try ImageSynthesis.solid(width: 40, height: 40, color: [255, 0, 0, 255]).encode(.png)
+        try store.put(bucket, ["marks/logo.png": red])
+        // Within the ttl the watermark's known version stands (a hit); after it, one request
+        // sets off the check and the next draws the new watermark.
+        #expect(try f.get(target).header("X-Cache") == "memory")
+        clock.advance(by: 6)
+        #expect(try f.s3Requests("get") == 2)
+        _ = try f.get(target)
+        // Waits for the worker's HEAD and fetch of the new watermark (an event, polled).
+        for _ in 0..<1000 where try f.s3Requests("get") < 3 { usleep(10_000) }
+        let redrawn = try f.get(target)
+        #expect(redrawn.header("ETag") != marked.header("ETag") && redrawn.header("X-Cache") == "miss")
+        let corner = try VipsImage.decode(redrawn.body).pixel(x: 5, y: 5)
+        #expect(corner[0] > 200 && corner[1] < 60, "the red mark: \(corner)")
+    }
+
     @Test func pathRulesKeepEveryKeyOutsideThePrefixOutOfReach() throws {
         let f = try fixture()
         for target in ["/img/nope.jpg", "/img/nope.jpg?w=10", "/img/../secret.jpg", "/img/%2e%2e/secret.jpg", "/img/sub/../../secret.jpg",

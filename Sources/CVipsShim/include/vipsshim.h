@@ -11,7 +11,8 @@
 
 typedef struct _VipsImage VipsImage;
 
-typedef enum { TV_JPEG = 0, TV_PNG = 1, TV_WEBP = 2, TV_AVIF = 3, TV_GIF = 4 } tv_format;
+/* HEIC and TIFF are written only to make test and demo sources. */
+typedef enum { TV_JPEG = 0, TV_PNG = 1, TV_WEBP = 2, TV_AVIF = 3, TV_GIF = 4, TV_JXL = 5, TV_HEIC = 6, TV_TIFF = 7 } tv_format;
 typedef enum { TV_SIZE_BOTH = 0, TV_SIZE_UP = 1, TV_SIZE_DOWN = 2, TV_SIZE_FORCE = 3 } tv_size;
 typedef enum { TV_CROP_NONE = 0, TV_CROP_CENTRE = 1, TV_CROP_ENTROPY = 2, TV_CROP_ATTENTION = 3 } tv_crop;
 
@@ -42,7 +43,30 @@ int tv_read_header_file(const char *path, tv_header *out, char **err);
 /* Shrink-on-load thumbnail of an encoded image, auto-rotated, first page only; fails on
  * truncated input. */
 VipsImage *tv_thumbnail(const void *buf, size_t len, int width, int height, tv_size size, tv_crop crop, char **err);
+/* The same of one page (0 the first) of a multi-page source (PDF, TIFF, HEIF). */
+VipsImage *tv_thumbnail_page(const void *buf, size_t len, int width, int height, tv_size size, tv_crop crop, int page,
+                             char **err);
+/* Resize (and crop) of an image already decoded, as tv_thumbnail does from bytes. */
+VipsImage *tv_thumbnail_image(VipsImage *in, int width, int height, tv_size size, tv_crop crop, char **err);
 VipsImage *tv_extract(VipsImage *in, int left, int top, int width, int height, char **err);
+/* The box inside a uniform border (the top-left pixel's colour, within threshold 1-100);
+ * width and height 0 when the whole image is border. */
+int tv_find_trim(VipsImage *in, double threshold, int *left, int *top, int *width, int *height, char **err);
+/* Clockwise by 0, 90, 180 or 270 degrees; left-right mirror. */
+VipsImage *tv_rotate(VipsImage *in, int degrees, char **err);
+VipsImage *tv_mirror(VipsImage *in, char **err);
+/* `in` placed at (left, top) in a width x height canvas of colour (r, g, b, a); an alpha
+ * band is added when the colour is not opaque. */
+VipsImage *tv_embed(VipsImage *in, int left, int top, int width, int height, double r, double g, double b, double a,
+                    char **err);
+VipsImage *tv_blur(VipsImage *in, double sigma, char **err);
+VipsImage *tv_sharpen(VipsImage *in, double sigma, char **err);
+VipsImage *tv_gray(VipsImage *in, char **err);
+/* An encoded image (PNG with alpha) drawn over `in`: `scale` of its width, alpha times
+ * `opacity`, at `position` (0-8: rows top, middle, bottom of columns left, centre, right),
+ * `padding` pixels from the edges it sits against. The result is sRGB with alpha. */
+VipsImage *tv_watermark(VipsImage *in, const void *buf, size_t len, double scale, double opacity, int position, int padding,
+                        char **err);
 /* Every frame of an animated image, each resized to exactly width x height, then, when
  * crop_width > 0, the region (left, top, crop_width, crop_height) of each; delays kept. */
 VipsImage *tv_thumbnail_frames(const void *buf, size_t len, int width, int height, int left, int top, int crop_width,

@@ -31,7 +31,8 @@ public final class ThumbdApp: HTTPHandler {
         self.metrics = metrics
         let signer = config.security.key.isEmpty ? nil : URLSigner(key: config.security.key)
         let parser = TransformParser(presets: config.presets, maxDimension: config.limits.maxDimension,
-                                     defaultQuality: config.output.quality, defaultProgressive: config.output.progressive)
+                                     defaultQuality: config.output.quality, defaultProgressive: config.output.progressive,
+                                     watermark: config.watermark.value, watermarkOptional: config.watermark.optional)
         let links = ImageLinks(signer: signer)
         let pool = WorkerPool(workers: config.limits.workers, queueLimit: config.limits.queue)
         var disk: DiskCache?
@@ -64,7 +65,7 @@ public final class ThumbdApp: HTTPHandler {
             S3Library(location: location, config: config, store: originalStore, pool: pool, fields: imageFields, metrics: metrics,
                       clock: clock, logger: logger)
         }
-        let endpoint = ThumbnailEndpoint(service: thumbnails, presenter: presenter)
+        let endpoint = ThumbnailEndpoint(service: thumbnails, presenter: presenter, watermarks: library.watermarks)
         image = ImageRoute(targets: TargetMemo(), signer: signer, parser: parser, library: library, thumbnails: endpoint)
         proxy = ProxyRoute(signer: signer, parser: parser, originals: originals, thumbnails: endpoint, clock: clock)
         listing = ListingRoute(index: library.index, pool: pool, links: links)

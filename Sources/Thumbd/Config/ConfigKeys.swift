@@ -1,4 +1,5 @@
 import HTTP
+import ThumbdProtocol
 
 /// Every configuration key: its path, what it accepts, and where it goes in `ThumbdConfig`.
 /// The file, `THUMBD_*` variables and flags all go through this one table.
@@ -102,6 +103,23 @@ struct ConfigKey: Sendable {
         }
     }
 
+    static func decimal(_ path: String, _ range: ClosedRange<Double>, _ keyPath: WritableKeyPath<ThumbdConfig, Double> & Sendable) -> ConfigKey {
+        ConfigKey(path: path, allowed: "a number in \(range.lowerBound)...\(range.upperBound)") { config, text in
+            guard let d = ConfigValue.decimal(text), range.contains(d) else { return false }
+            config[keyPath: keyPath] = d
+            return true
+        }
+    }
+
+    static func choice<T: RawRepresentable & CaseIterable & Sendable>(_ path: String, _ keyPath: WritableKeyPath<ThumbdConfig, T> & Sendable)
+        -> ConfigKey where T.RawValue == String {
+        ConfigKey(path: path, allowed: "one of " + T.allCases.map(\.rawValue).joined(separator: ", ")) { config, text in
+            guard let value = T(rawValue: text) else { return false }
+            config[keyPath: keyPath] = value
+            return true
+        }
+    }
+
     static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
 
     static let all: [ConfigKey] = [
@@ -150,6 +168,12 @@ struct ConfigKey: Sendable {
         duration("origins.ttl", 0...(365 * 86400), \.origins.ttl),
         string("security.key", "a secret of at least 16 characters, or empty for unsigned requests", \.security.key,
                valid: { $0.isEmpty || $0.count >= 16 }),
+        string("watermark.default", "a library image path, or empty for none", \.watermark.image, valid: { _ in true }),
+        choice("watermark.position", \.watermark.position),
+        decimal("watermark.scale", ThumbnailOptions.watermarkScaleRange, \.watermark.scale),
+        decimal("watermark.opacity", 0...1, \.watermark.opacity),
+        int("watermark.padding", ThumbnailOptions.paddingRange, \.watermark.padding),
+        bool("watermark.optional", \.watermark.optional),
         string("admin.token", "a token of at least 16 characters, or empty for no admin endpoints", \.admin.token,
                valid: { $0.isEmpty || ($0.count >= 16 && $0.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F }) }),
     ]

@@ -39,6 +39,9 @@ enum ConfigValue {
         return Int(t)
     }
 
+    /// A non-negative decimal number, such as 0.25.
+    static func decimal(_ text: String) -> Double? { number(Substring(text.trimmedValue())) }
+
     /// A non-negative decimal number.
     private static func number(_ text: Substring) -> Double? {
         guard !text.isEmpty, text.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E }),

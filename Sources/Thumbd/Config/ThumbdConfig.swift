@@ -93,6 +93,23 @@ public struct ThumbdConfig: Sendable, Equatable {
         public var ttl = 3600.0
     }
 
+    /// A watermark drawn on every output (`wm` names another per request).
+    public struct Watermark: Sendable, Equatable {
+        /// A library image (PNG with alpha); empty: none.
+        public var image = ""
+        public var position = ThumbdProtocol.Watermark.defaultPosition
+        public var scale = ThumbdProtocol.Watermark.defaultScale
+        public var opacity = ThumbdProtocol.Watermark.defaultOpacity
+        public var padding = ThumbdProtocol.Watermark.defaultPadding
+        /// Whether `wm=none` in a request turns it off.
+        public var optional = false
+
+        /// The default watermark of every transform; nil without an image.
+        var value: ThumbdProtocol.Watermark? {
+            image.isEmpty ? nil : ThumbdProtocol.Watermark(path: image, position: position, scale: scale, opacity: opacity, padding: padding)
+        }
+    }
+
     public struct Security: Sendable, Equatable {
         /// When set, every /img, /proxy and /v1/info request must be signed with it (`s`).
         public var key = ""
@@ -119,6 +136,7 @@ public struct ThumbdConfig: Sendable, Equatable {
     public var security = Security()
     public var origins = Origins()
     public var admin = Admin()
+    public var watermark = Watermark()
     /// Named parameter sets for `p=`: name -> query string such as `w=300&h=300&fit=cover`.
     public var presets: [String: String] = [:]
 

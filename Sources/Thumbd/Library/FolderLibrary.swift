@@ -8,6 +8,8 @@ struct FolderLibrary: LibraryBackend {
     let index: LibraryIndex
     let clock: any MonotonicClock
 
+    var watermarks: any WatermarkImages { LibraryWatermarks(files: files) }
+
     init(library: ImageLibrary, fields: ImageFields, clock: any MonotonicClock) {
         files = LibraryFileCache(library: library, fields: fields)
         index = LibraryIndex(catalog: FolderCatalog(root: library.rootPath), clock: clock)

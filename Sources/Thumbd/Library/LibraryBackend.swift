@@ -9,6 +9,9 @@ protocol LibraryBackend: Sendable {
     /// The listing: the images with their facts.
     var index: LibraryIndex { get }
 
+    /// Watermark images (`wm`, `watermark.default`) from the same place as the originals.
+    var watermarks: any WatermarkImages { get }
+
     /// Answers `/img/{path}`: the original as it is without a transform, else a thumbnail
     /// through `thumbnails` (a hit on the event loop, as the caller runs it). Throws what
     /// prevents an answer before any work starts (a missing file, a full queue).

@@ -28,7 +28,7 @@ public struct LibraryPath: Sendable, Hashable, CustomStringConvertible {
         value = text
     }
 
-    /// A path already decoded (an S3 key once its prefix is taken off), by the same rules.
+    /// A path already decoded (an S3 key once its prefix is taken off, a configuration or query value), checked the same way.
     public init(decoded text: String) throws(Problem) {
         try Self.check(text.utf8)
         value = text

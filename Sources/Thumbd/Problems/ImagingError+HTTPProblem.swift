@@ -1,5 +1,6 @@
 import HTTP
 import Imaging
+import ThumbdProtocol
 
 extension ImagingError: HTTPProblem {
     var problem: ProblemDetails {
@@ -8,6 +9,7 @@ extension ImagingError: HTTPProblem {
         case .tooManyPixels, .tooManyFrames, .undecodable: ProblemDetails(.unprocessableContent, detail: description)
         // The client asked for nothing wrong: the server failed (and logged it).
         case .encodingFailed: ProblemDetails(.internalServerError, detail: description)
+        case .badParameter(let name, let detail): ParameterError(parameter: name, detail: detail).problem
         }
     }
 }

@@ -3,7 +3,7 @@ import HTTP
 import Imaging
 import ThumbdProtocol
 
-/// `fm=auto`: AVIF, then WebP, when the `Accept` header names them with a q-value above 0
+/// `fm=auto`: AVIF, then JPEG XL, then WebP, when the `Accept` header names them with a q-value above 0
 /// (q=0 means "not this"); otherwise the legacy choice (JPEG, or PNG for images with alpha),
 /// which the transform makes from the image (`OutputFormat.universal`).
 ///
@@ -20,11 +20,11 @@ public enum FormatNegotiation {
         transform.negotiatesFormat ? modernFormat(accept: request.headers[.accept]) : nil
     }
 
-    /// AVIF or WebP when `Accept` names them; nil when the answer is JPEG-or-PNG, which
+    /// AVIF, JPEG XL or WebP when `Accept` names them; nil when the answer is JPEG-or-PNG, which
     /// depends only on the source (alpha or not), so a cache key can be made before decoding.
     public static func modernFormat(accept: String?) -> OutputFormat? {
         let ranges = parse(accept ?? "")
-        return [OutputFormat.avif, .webp].first { explicitQuality(of: $0, in: ranges) > 0 }
+        return [OutputFormat.avif, .jxl, .webp].first { explicitQuality(of: $0, in: ranges) > 0 }
     }
 
     /// The q-value of a range naming `format` exactly (0 when none does).

@@ -88,6 +88,23 @@ paths:
       - $ref: '#/components/parameters/q'
       - $ref: '#/components/parameters/anim'
       - $ref: '#/components/parameters/pr'
+      - $ref: '#/components/parameters/fp'
+      - $ref: '#/components/parameters/rect'
+      - $ref: '#/components/parameters/trim'
+      - $ref: '#/components/parameters/rot'
+      - $ref: '#/components/parameters/flip'
+      - $ref: '#/components/parameters/pad'
+      - $ref: '#/components/parameters/bg'
+      - $ref: '#/components/parameters/blur'
+      - $ref: '#/components/parameters/sharpen'
+      - $ref: '#/components/parameters/gray'
+      - $ref: '#/components/parameters/wm'
+      - $ref: '#/components/parameters/wmpos'
+      - $ref: '#/components/parameters/wmscale'
+      - $ref: '#/components/parameters/wmop'
+      - $ref: '#/components/parameters/wmpad'
+      - $ref: '#/components/parameters/mb'
+      - $ref: '#/components/parameters/page'
       - $ref: '#/components/parameters/p'
       - $ref: '#/components/parameters/s'
       - $ref: '#/components/parameters/Accept'
@@ -165,6 +182,23 @@ paths:
       - $ref: '#/components/parameters/q'
       - $ref: '#/components/parameters/anim'
       - $ref: '#/components/parameters/pr'
+      - $ref: '#/components/parameters/fp'
+      - $ref: '#/components/parameters/rect'
+      - $ref: '#/components/parameters/trim'
+      - $ref: '#/components/parameters/rot'
+      - $ref: '#/components/parameters/flip'
+      - $ref: '#/components/parameters/pad'
+      - $ref: '#/components/parameters/bg'
+      - $ref: '#/components/parameters/blur'
+      - $ref: '#/components/parameters/sharpen'
+      - $ref: '#/components/parameters/gray'
+      - $ref: '#/components/parameters/wm'
+      - $ref: '#/components/parameters/wmpos'
+      - $ref: '#/components/parameters/wmscale'
+      - $ref: '#/components/parameters/wmop'
+      - $ref: '#/components/parameters/wmpad'
+      - $ref: '#/components/parameters/mb'
+      - $ref: '#/components/parameters/page'
       - $ref: '#/components/parameters/p'
       - $ref: '#/components/parameters/s'
       - $ref: '#/components/parameters/Accept'
@@ -619,10 +653,11 @@ components:
       required: false
       description: |
         With both `w` and `h`: `contain` (inside the box, aspect kept), `cover` (fills the box,
-        the excess cropped), `fill` (stretched to the box). Default `contain`.
+        the excess cropped), `fill` (stretched to the box), `pad` (inside the box, then padded
+        to exactly the box with `bg`: letterboxed). Default `contain`.
       schema:
         type: string
-        enum: [contain, cover, fill]
+        enum: [contain, cover, fill, pad]
       example: cover
     crop:
       name: crop
@@ -649,18 +684,19 @@ components:
       in: query
       required: false
       description: |
-        Output format. `auto` picks the best one `Accept` names explicitly (AVIF, then WebP;
-        wildcards do not count), else JPEG, or PNG for images with alpha, and the answer has
-        `Vary: Accept`. Default: the source's format (GIF, HEIC, TIFF and others give PNG).
+        Output format. `auto` picks the best one `Accept` names explicitly (AVIF, then JPEG XL,
+        then WebP; wildcards do not count), else JPEG, or PNG for images with alpha, and the
+        answer has `Vary: Accept`. Default: the source's format (GIF, HEIC, TIFF, SVG, PDF and
+        others give PNG).
       schema:
         type: string
-        enum: [jpeg, png, webp, avif, auto]
+        enum: [jpeg, png, webp, avif, jxl, auto]
       example: webp
     q:
       name: q
       in: query
       required: false
-      description: Quality for JPEG, WebP and AVIF (ignored for PNG). Default `output.quality` (80).
+      description: Quality for JPEG, WebP, AVIF and JPEG XL (ignored for PNG). Default `output.quality` (80).
       schema:
         type: integer
         minimum: 1
@@ -686,6 +722,181 @@ components:
         type: integer
         enum: [0, 1]
       example: 0
+    fp:
+      name: fp
+      in: query
+      required: false
+      description: |
+        Focal point `x,y`, each 0 to 1 (fractions of the source's width and height), for
+        `fit=cover`: the crop keeps it as centred as the box allows. Replaces `crop`; ignored
+        without `fit=cover`; `0.5,0.5` is the same as a centred crop.
+      schema:
+        type: string
+        pattern: '^(0(\.[0-9]{1,6})?|1(\.0{1,6})?),(0(\.[0-9]{1,6})?|1(\.0{1,6})?)$'
+      example: '0.3,0.2'
+    rect:
+      name: rect
+      in: query
+      required: false
+      description: |
+        Crop `x,y,w,h` in source pixels (after EXIF orientation), before anything else. Outside
+        the source: `400` naming `rect`.
+      schema:
+        type: string
+        pattern: '^[0-9]{1,6},[0-9]{1,6},[0-9]{1,6},[0-9]{1,6}$'
+      example: '100,50,400,300'
+    trim:
+      name: trim
+      in: query
+      required: false
+      description: Removes a uniform border (the top-left pixel's colour) with this threshold, 1 to 100, before resizing.
+      schema:
+        type: integer
+        minimum: 1
+        maximum: 100
+      example: 10
+    rot:
+      name: rot
+      in: query
+      required: false
+      description: |
+        Degrees clockwise after EXIF orientation: a multiple of 90 (`360` is `0`, `-90` is
+        `270`); any other angle is `400` naming `rot`.
+      schema:
+        type: integer
+        multipleOf: 90
+        minimum: -3600
+        maximum: 3600
+      example: 90
+    flip:
+      name: flip
+      in: query
+      required: false
+      description: 'Mirror after rotating: `h` left-right, `v` top-bottom, `hv` both (the same as `rot=180`).'
+      schema:
+        type: string
+        enum: [h, v, hv]
+      example: h
+    pad:
+      name: pad
+      in: query
+      required: false
+      description: 'Extra padding in points (times `dpr`), `t,r,b,l` or one value for all sides, 0 to 1000 each, in `bg`.'
+      schema:
+        type: string
+        pattern: '^[0-9]{1,4}(,[0-9]{1,4},[0-9]{1,4},[0-9]{1,4})?$'
+      example: '10'
+    bg:
+      name: bg
+      in: query
+      required: false
+      description: |
+        Background colour `rrggbb` or `rrggbbaa` (hexadecimal, either case): what padding is
+        filled with and what alpha is flattened on for formats without alpha. Default white.
+      schema:
+        type: string
+        pattern: '^[0-9a-fA-F]{6}([0-9a-fA-F]{2})?$'
+      example: 1e1e1e
+    blur:
+      name: blur
+      in: query
+      required: false
+      description: Gaussian blur sigma, 0.3 to 100 (one decimal kept; `0` is none), after resizing.
+      schema:
+        type: string
+        pattern: '^(0|[0-9]{1,3}(\.[0-9]{1,6})?)$'
+      example: '2'
+    sharpen:
+      name: sharpen
+      in: query
+      required: false
+      description: Unsharp-mask sigma, 0.3 to 10 (`0` is none), after resizing.
+      schema:
+        type: string
+        pattern: '^(0|[0-9]{1,2}(\.[0-9]{1,6})?)$'
+      example: '1'
+    gray:
+      name: gray
+      in: query
+      required: false
+      description: '`1`: greyscale output. Default `0`.'
+      schema:
+        type: integer
+        enum: [0, 1]
+      example: 1
+    wm:
+      name: wm
+      in: query
+      required: false
+      description: |
+        A watermark: the library path of an image (PNG with alpha) drawn over the output, or
+        `none` to turn off the server's `watermark.default` (where `watermark.optional` allows
+        it; else `400`). A path that is no library image: `400` naming `wm`.
+      schema:
+        type: string
+        minLength: 1
+        maxLength: 1024
+      example: marks/logo.png
+    wmpos:
+      name: wmpos
+      in: query
+      required: false
+      description: Where the watermark sits, by compass point (`c` the centre). Default `watermark.position` (`se`).
+      schema:
+        type: string
+        enum: [nw, n, ne, w, c, e, sw, s, se]
+      example: se
+    wmscale:
+      name: wmscale
+      in: query
+      required: false
+      description: The watermark's width as a fraction of the output's, 0.05 to 1. Default `watermark.scale` (0.25).
+      schema:
+        type: string
+        pattern: '^(0(\.[0-9]{1,6})?|1(\.0{1,6})?)$'
+      example: '0.2'
+    wmop:
+      name: wmop
+      in: query
+      required: false
+      description: The watermark's opacity, 0 to 1. Default `watermark.opacity` (1).
+      schema:
+        type: string
+        pattern: '^(0(\.[0-9]{1,6})?|1(\.0{1,6})?)$'
+      example: '0.6'
+    wmpad:
+      name: wmpad
+      in: query
+      required: false
+      description: Points between the watermark and the edges it sits against (times `dpr`), 0 to 1000. Default `watermark.padding` (10 pixels).
+      schema:
+        type: integer
+        minimum: 0
+        maximum: 1000
+      example: 10
+    mb:
+      name: mb
+      in: query
+      required: false
+      description: |
+        The output at most this many bytes (100 to 10^9): the quality is lowered, by
+        bisection down to 10 in at most six encodings, until it fits; `400` naming `mb` when
+        even quality 10 (or a format without a quality, such as PNG) does not.
+      schema:
+        type: integer
+        minimum: 100
+        maximum: 1000000000
+      example: 20000
+    page:
+      name: page
+      in: query
+      required: false
+      description: 'The page, from 1, of a PDF or multi-page TIFF/HEIF source. Past the last: `400` naming `page`. Default `1`.'
+      schema:
+        type: integer
+        minimum: 1
+        maximum: 100000
+      example: 1
     p:
       name: p
       in: query
@@ -978,6 +1189,8 @@ components:
         image/tiff: {}
         image/jxl: {}
         image/bmp: {}
+        image/svg+xml: {}
+        application/pdf: {}
     ImagePartial:
       description: |
         Part of the image: one range with `Content-Range` and the image's `Content-Type`, or
@@ -1005,6 +1218,8 @@ components:
         image/tiff: {}
         image/jxl: {}
         image/bmp: {}
+        image/svg+xml: {}
+        application/pdf: {}
         multipart/byteranges: {}
     ImageNotModified:
       description: Not modified (`If-None-Match` or `If-Modified-Since`); the validators and caching fields, no body.

@@ -7,6 +7,7 @@ import ThumbdProtocol
 struct ThumbnailEndpoint: Sendable {
     let service: ThumbnailService
     let presenter: ThumbnailPresenter
+    let watermarks: any WatermarkImages
 
     /// Answers `request` with a thumbnail of `transform`: sizes from the request's Client
     /// Hints when it asks for them (a 400 when `w=auto` has none), the format negotiated from
@@ -23,7 +24,10 @@ struct ThumbnailEndpoint: Sendable {
         }
         // Sizes from Client Hints differ per request: no memoized identity for those.
         let thumbnail = ThumbnailRequest(transform: resolved, negotiated: FormatNegotiation.negotiated(for: resolved, request),
-                                         memo: variance.usesHints ? nil : memo)
+                                         memo: variance.usesHints ? nil : memo,
+                                         watermark: try resolved.options.watermark.map { mark throws(ParameterError) in
+                                             try watermarks.watermark(at: mark.path)
+                                         })
         let version = source.knownVersion
         if let hit = service.cached(thumbnail, of: source, at: version) {
             return responder.respond(presenter.response(to: request, hit, variance: variance))

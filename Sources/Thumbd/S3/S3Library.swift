@@ -20,6 +20,9 @@ struct S3Library: LibraryBackend {
     let passthrough: S3Passthrough
     let pool: WorkerPool
     let clock: any MonotonicClock
+    let s3Watermarks: S3Watermarks
+
+    var watermarks: any WatermarkImages { s3Watermarks }
 
     init(location: S3Location, config: ThumbdConfig, store: OriginalStore, pool: WorkerPool, fields: ImageFields,
          metrics: ThumbdMetrics, clock: any MonotonicClock, logger: Logger) {
@@ -31,6 +34,7 @@ struct S3Library: LibraryBackend {
         passthrough = S3Passthrough(objects: objects, fields: fields)
         self.pool = pool
         self.clock = clock
+        s3Watermarks = S3Watermarks(location: location, objects: objects, pool: pool)
     }
 
     /// The client `config` describes for `location` (the configuration was checked on load).
@@ -83,8 +87,21 @@ struct S3Library: LibraryBackend {
             if !accepted { throw Overloaded() }
             return
         }
-        try thumbnails.answer(request, transform: transform, of: S3Source(key: key, objects: objects, clock: clock),
-                              responder: responder, memo: memo)
+        let source = S3Source(key: key, objects: objects, clock: clock)
+        guard let mark = transform.options.watermark?.path, s3Watermarks.needsFetch(mark) else {
+            return try thumbnails.answer(request, transform: transform, of: source, responder: responder, memo: memo)
+        }
+        // A watermark never seen is fetched on a worker before the answer can name its version.
+        let accepted = pool.submit { [s3Watermarks] in
+            guard !responder.isCancelled else { return }
+            do {
+                if let failure = s3Watermarks.prepare(mark) { throw failure }
+                try thumbnails.answer(request, transform: transform, of: source, responder: responder, memo: memo)
+            } catch {
+                responder.respond(Problems.response(for: error))
+            }
+        }
+        if !accepted { throw Overloaded() }
     }
 
     func info(_ path: LibraryPath) throws -> LibraryImageInfo {

@@ -12,15 +12,16 @@ final class IdentityMemo: Sendable {
     /// The identity for this source version and request, made (by `make`) once per version and format.
     func identity(version: SourceVersion, request: ThumbnailRequest, make: () -> ThumbnailIdentity) -> ThumbnailIdentity {
         let negotiated: FormatTag? = request.transform.negotiatesFormat ? .negotiated(request.negotiated) : nil
+        let versions = ThumbnailIdentity.versions(source: version.tag, request: request)
         let known = kept.withLock { entries in
-            entries.first { $0.version == version.tag && $0.negotiated == negotiated }?.identity
+            entries.first { $0.version == versions && $0.negotiated == negotiated }?.identity
         }
         if let known { return known }
         let identity = make()
         kept.withLock { entries in
-            // A new source version replaces every identity of the old one.
-            entries.removeAll { $0.version != version.tag }
-            entries.append((version.tag, negotiated, identity))
+            // A new source (or watermark) version replaces every identity of the old one.
+            entries.removeAll { $0.version != versions }
+            entries.append((versions, negotiated, identity))
         }
         return identity
     }

@@ -12,6 +12,8 @@ struct ThumbnailIdentity: Sendable {
     /// which the transform settles from the image.
     let options: TransformOptions
     let formatTag: FormatTag
+    /// The versions the output depends on: the source's, and the watermark's when drawn.
+    let versions: String
 
     init(source: SourceName, version: SourceVersion, request: ThumbnailRequest) {
         var options = request.transform.options.resolved(for: version.format)
@@ -29,17 +31,25 @@ struct ThumbnailIdentity: Sendable {
         }
         self.options = options
         formatTag = tag
-        key = CacheKey("\(source.text)|\(version.tag)|\(options.canonicalText)|\(tag.text)")
+        versions = Self.versions(source: version.tag, request: request)
+        key = CacheKey("\(source.text)|\(version.tag)|\(options.canonicalText)|\(tag.text)"
+            + (request.watermark.map { "|wm=" + $0.version } ?? ""))
+    }
+
+    /// The source's version, with the watermark's after it when one is drawn.
+    static func versions(source: String, request: ThumbnailRequest) -> String {
+        request.watermark.map { source + "|wm=" + $0.version } ?? source
     }
 
     /// What joins concurrent requests before the source's version is known (a remote
     /// original not yet fetched): the source, the options and the format tag.
     static func flightKey(source: SourceName, request: ThumbnailRequest) -> String {
         let tag = request.transform.negotiatesFormat ? FormatTag.negotiated(request.negotiated).text : "-"
-        return "\(source.text)|\(request.transform.options.canonicalText)|\(tag)"
+        return "\(source.text)|\(request.transform.options.canonicalText)|\(tag)" + (request.watermark.map { "|wm=" + $0.version } ?? "")
     }
 
-    /// The ETag of a made thumbnail: its source version and its final options (format settled).
+    /// The ETag of a made thumbnail: the versions it depends on (`versions`) and its final
+    /// options (format settled).
     static func etag(sourceVersion: String, options: TransformOptions) -> String {
         "t" + StableHash.hex128(sourceVersion + "|" + options.canonicalText)
     }

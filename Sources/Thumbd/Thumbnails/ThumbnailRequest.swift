@@ -9,6 +9,8 @@ struct ThumbnailRequest: Sendable {
     var negotiated: OutputFormat?
     /// Where identities of this request's target are kept between requests, if anywhere.
     var memo: IdentityMemo?
+    /// The watermark image, when the options draw one.
+    var watermark: WatermarkFile? = nil
 
     /// The identity for `source` at `version`, from the memo when it holds it (the source's
     /// name, which takes an allocation to spell, is asked for only when an identity is made).

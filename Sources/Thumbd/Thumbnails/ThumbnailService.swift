@@ -109,7 +109,7 @@ final class ThumbnailService: Sendable {
         if !versionKnownEarlier, let found = store.variant(identity.key) {
             return .variant(VariantAnswer(variant: found.variant, tier: found.tier, steps: []))
         }
-        switch transform(loaded, identity) {
+        switch transform(loaded, identity, request) {
         case .success(let (variant, seconds)):
             store.store(identity.key, variant)
             return .variant(VariantAnswer(variant: variant, tier: nil, steps: [loaded.step, .transform(seconds)]))
@@ -119,20 +119,27 @@ final class ThumbnailService: Sendable {
     }
 
     /// The transform step, counted and timed. Worker thread.
-    private func transform(_ source: LoadedSource, _ identity: ThumbnailIdentity)
+    private func transform(_ source: LoadedSource, _ identity: ThumbnailIdentity, _ request: ThumbnailRequest)
         -> Result<(CachedVariant, seconds: Double), ImagingError> {
         let started = clock.now()
         defer { transformsRun.increment() }
-        do {
+        do throws(ImagingError) {
             let header = try ImageTransformer.checkedHeader(source.bytes, maxPixels: limits.maxSourcePixels,
                                                             animated: identity.options.keepsFrames, maxFrames: limits.maxFrames)
-            let output = try ImageTransformer.transform(source.bytes, header: header, options: identity.options)
+            var watermark: [UInt8]?
+            if identity.options.watermark != nil {
+                guard let bytes = request.watermark?.bytes() else {
+                    throw ImagingError.badParameter(name: "wm", detail: "the watermark image cannot be read")
+                }
+                watermark = bytes
+            }
+            let output = try ImageTransformer.transform(source.bytes, header: header, options: identity.options, watermark: watermark)
             let seconds = clock.now() - started
             var final = identity.options
             final.format = output.format
             final.normalize()
             let variant = CachedVariant(bytes: output.bytes, contentType: output.format.mediaType,
-                                        etag: ThumbnailIdentity.etag(sourceVersion: source.version.tag, options: final),
+                                        etag: ThumbnailIdentity.etag(sourceVersion: identity.versions, options: final),
                                         lastModified: source.version.lastModified)
             metrics.recordTransform(format: output.format.rawValue, ok: true, seconds: seconds)
             return .success((variant, seconds))

@@ -15,6 +15,22 @@ extension TransformOptions {
         // Only when on, so the keys and ETags of everything made before these existed stay valid.
         if progressive { parts.append("pr=1") }
         if animated { parts.append("anim=1") }
+        // The image operations, each only when it does something.
+        if let region { parts.append("rect=\(region.x):\(region.y):\(region.width):\(region.height)") }
+        if let trim { parts.append("trim=\(trim)") }
+        if let focus { parts.append("fp=\(focus.x):\(focus.y)") }
+        if rotation != 0 { parts.append("rot=\(rotation)") }
+        if mirrored { parts.append("flip=h") }
+        if let padding { parts.append("pad=\(padding.top):\(padding.right):\(padding.bottom):\(padding.left)") }
+        if let background { parts.append("bg=\(background)") }
+        if let blur { parts.append("blur=\(blur)") }
+        if let sharpen { parts.append("sharpen=\(sharpen)") }
+        if gray { parts.append("gray=1") }
+        if let watermark {
+            parts.append("wm=\(SourceName.escaped(watermark.path)):\(watermark.position.rawValue):\(watermark.scale):\(watermark.opacity):\(watermark.padding)")
+        }
+        if let maxBytes { parts.append("mb=\(maxBytes)") }
+        if page != 1 { parts.append("page=\(page)") }
         return parts.joined(separator: ",")
     }
 }

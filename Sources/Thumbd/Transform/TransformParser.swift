@@ -8,11 +8,16 @@ struct TransformParser: Sendable {
     let maxDimension: Int
     let defaultQuality: Int
     var defaultProgressive = false
+    /// `watermark.*`: drawn on every output unless a request says otherwise.
+    var watermark: Watermark?
+    var watermarkOptional = false
 
-    /// The transform `query` asks for; nil when it asks for none (the original is served).
+    /// The transform `query` asks for; nil when it asks for none (the original is served,
+    /// unwatermarked: a watermark protects what the server makes, not the files it serves).
     func transform(_ query: QueryParameters) throws(ParameterError) -> TransformRequest? {
         guard TransformRequest.asksForTransform(query) else { return nil }
-        return try TransformRequest(query: query, presets: presets, maxDimension: maxDimension, defaultQuality: defaultQuality,
-                                    defaultProgressive: defaultProgressive)
+        return try TransformRequest(query: query, presets: presets, defaults: .init(maxDimension: maxDimension, quality: defaultQuality,
+                                                                                    progressive: defaultProgressive, watermark: watermark,
+                                                                                    watermarkOptional: watermarkOptional))
     }
 }

@@ -12,7 +12,11 @@ extension TransformRequest {
     /// `maxDimension` bounds `w` and `h` (after `dpr`); `defaultQuality` is `q` when none is given.
     public init(query: QueryParameters, presets: [String: String] = [:], maxDimension: Int,
          defaultQuality: Int = OutputFormat.defaultQuality, defaultProgressive: Bool = false) throws(ParameterError) {
-        let defaults = Defaults(maxDimension: maxDimension, quality: defaultQuality, progressive: defaultProgressive)
+        try self.init(query: query, presets: presets,
+                      defaults: Defaults(maxDimension: maxDimension, quality: defaultQuality, progressive: defaultProgressive))
+    }
+
+    public init(query: QueryParameters, presets: [String: String] = [:], defaults: Defaults) throws(ParameterError) {
         var values = try ThumbnailOptions.collect(query.pairs, allowingPreset: true)
         if let name = values.removeValue(forKey: ThumbnailOptions.presetParameter) {
             guard let preset = presets[name] else {

@@ -1,0 +1,49 @@
+import Locking
+import ThumbdProtocol
+
+/// Watermark images from the bucket. The cache key needs a watermark's version on the event
+/// loop, where the store is never asked: the version last known is used, and once it is older
+/// than the ttl one HEAD is sent from a worker (so a replaced watermark shows within the ttl
+/// and one request). A watermark never seen is fetched first, on a worker (`prepare`).
+struct S3Watermarks: WatermarkImages {
+    let location: S3Location
+    let objects: S3Objects
+    let pool: WorkerPool
+    /// Keys whose version is being checked, so a busy watermark is asked about once.
+    let checking = Locked(Set<String>())
+
+    func watermark(at path: String) throws(ParameterError) -> WatermarkFile {
+        guard let key = try? location.key(LibraryPath(decoded: path)), let version = objects.lastVersion(key),
+              version.format != nil else {
+            throw ParameterError(parameter: "wm", detail: "wm names no image of the library: '\(path)'")
+        }
+        if objects.freshVersion(key) == nil { refresh(key) }
+        return WatermarkFile(version: "s3" + version.tag, bytes: { [objects] in
+            try? objects.original(key).get().original.bytes
+        })
+    }
+
+    /// Nil when `path` names a watermark already seen (or no valid path: `watermark(at:)` says
+    /// so); else fetches it, blocking, and returns the store's failure other than a missing key.
+    func prepare(_ path: String) -> S3Error? {
+        guard let key = try? location.key(LibraryPath(decoded: path)), objects.lastVersion(key)?.format == nil else { return nil }
+        if case .failure(let error) = objects.original(key), error != .notFound { return error }
+        return nil
+    }
+
+    /// Whether `path` names a watermark not seen yet, which `prepare` must fetch off the event loop.
+    func needsFetch(_ path: String) -> Bool {
+        guard let key = try? location.key(LibraryPath(decoded: path)) else { return false }
+        return objects.lastVersion(key)?.format == nil
+    }
+
+    private func refresh(_ key: String) {
+        guard checking.withLock({ $0.insert(key).inserted }) else { return }
+        let submitted = pool.submit { [objects, checking] in
+            // A changed object is known by its ETag alone until its bytes tell its format.
+            if case .success(nil) = objects.currentVersion(key) { _ = objects.original(key) }
+            checking.withLock { _ = $0.remove(key) }
+        }
+        if !submitted { checking.withLock { _ = $0.remove(key) } }
+    }
+}
