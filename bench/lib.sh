@@ -53,6 +53,11 @@ miss_urls() {
     done
 }
 
+# cpu_ticks PID: the process's user + system CPU so far, in clock ticks (/proc/PID/stat)
+cpu_ticks() {
+    sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'
+}
+
 # wait_for_port PORT: until something answers on 127.0.0.1:PORT
 wait_for_port() {
     for _ in $(seq 1 100); do

@@ -16,6 +16,8 @@ bench/miss_cpu.sh
 echo
 bench/operations.sh
 echo
+bench/avif_effort.sh
+echo
 bench/soak_rss.sh
 echo
 bench/memory_storm.sh

@@ -410,7 +410,8 @@ static VipsImage *without_metadata(VipsImage *in) {
     return copy;
 }
 
-int tv_save(VipsImage *in, tv_format format, int quality, int strip, int interlace, void **out, size_t *out_len, char **err) {
+int tv_save(VipsImage *in, tv_format format, int quality, int effort, int strip, int interlace, void **out, size_t *out_len,
+            char **err) {
     int rc;
     VipsImage *bare = NULL;
     if (strip) {
@@ -430,9 +431,9 @@ int tv_save(VipsImage *in, tv_format format, int quality, int strip, int interla
         rc = vips_webpsave_buffer(in, out, out_len, "Q", quality, "strip", strip, NULL);
         break;
     case TV_AVIF:
-        /* effort 1 is libaom's speed 8: usable latency for on-the-fly thumbnails. */
+        /* effort (output.avif_effort, default 1: libaom's speed 8) trades CPU for bytes. */
         rc = vips_heifsave_buffer(in, out, out_len, "Q", quality, "compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1,
-                                  "effort", 1, "strip", strip, NULL);
+                                  "effort", effort, "strip", strip, NULL);
         break;
     case TV_JXL:
         /* effort 4 of 1-9: libjxl's default (7) takes several times as long for thumbnails. */

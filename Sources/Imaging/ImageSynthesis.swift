@@ -69,7 +69,7 @@ public enum ImageSynthesis {
         var out: UnsafeMutableRawPointer?
         var length = 0
         var err: UnsafeMutablePointer<CChar>?
-        guard tv_save(image.pointer, format == .heic ? TV_HEIC : TV_TIFF, 80, 0, 0, &out, &length, &err) == 0, let out else {
+        guard tv_save(image.pointer, format == .heic ? TV_HEIC : TV_TIFF, 80, 0, 0, 0, &out, &length, &err) == 0, let out else {
             throw VipsCallError(message: takeMessage(err))
         }
         defer { tv_free(out) }

@@ -165,7 +165,8 @@ public enum ImageTransformer {
     static func encode(_ image: VipsImage, format: OutputFormat, options: TransformOptions) throws(ImagingError) -> [UInt8] {
         func encoded(_ quality: Int) throws(ImagingError) -> [UInt8] {
             do {
-                return try image.encode(format, quality: quality, progressive: options.progressive)
+                return try image.encode(format, quality: quality, progressive: options.progressive,
+                                        avifEffort: options.avifEffort ?? OutputFormat.defaultAVIFEffort)
             } catch {
                 throw .encodingFailed(error.message)
             }

@@ -42,11 +42,11 @@ public final class VipsImage: @unchecked Sendable {
     public var frameHeight: Int { Int(tv_page_height(pointer)) }
 
     public func encode(_ format: OutputFormat, quality: Int = OutputFormat.defaultQuality, strip: Bool = true,
-                       progressive: Bool = false) throws(VipsCallError) -> [UInt8] {
+                       progressive: Bool = false, avifEffort: Int = OutputFormat.defaultAVIFEffort) throws(VipsCallError) -> [UInt8] {
         var out: UnsafeMutableRawPointer?
         var length = 0
         var err: UnsafeMutablePointer<CChar>?
-        guard tv_save(pointer, format.shimFormat, Int32(quality), strip ? 1 : 0, progressive ? 1 : 0, &out, &length, &err) == 0,
+        guard tv_save(pointer, format.shimFormat, Int32(quality), Int32(avifEffort), strip ? 1 : 0, progressive ? 1 : 0, &out, &length, &err) == 0,
               let out else {
             throw VipsCallError(message: takeMessage(err))
         }

@@ -18,6 +18,11 @@ public enum OutputFormat: String, Sendable, CaseIterable, Hashable {
     /// The quality of JPEG, WebP, AVIF and JPEG XL when nothing else says.
     public static let defaultQuality = 80
 
+    /// libaom's effort for AVIF (0 fastest .. 9 smallest; `output.avif_effort`). 1 is its speed
+    /// 8: on-the-fly latency, within 2x of WebP's time for thumbnails (bench/avif_effort.sh).
+    public static let defaultAVIFEffort = 1
+    public static let avifEfforts = 0...9
+
     /// What every client decodes: PNG when the image has alpha, JPEG otherwise.
     public static func universal(hasAlpha: Bool) -> OutputFormat { hasAlpha ? .png : .jpeg }
 

@@ -47,12 +47,16 @@ public struct TransformOptions: Sendable, Hashable {
     public var maxBytes: Int?
     /// The page (from 1) of a multi-page source (PDF, TIFF, HEIF).
     public var page: Int
+    /// The AVIF encoder's effort when the server's (`output.avif_effort`) is not the default;
+    /// nil otherwise and for every other format, so it only enters AVIF outputs' keys.
+    public var avifEffort: Int?
 
     public init(width: Int? = nil, height: Int? = nil, fit: Fit = .contain, crop: Crop = .center, enlarge: Bool = false,
                 format: OutputFormat? = nil, quality: Int? = OutputFormat.defaultQuality, progressive: Bool = false,
                 animated: Bool = false, region: PixelRect? = nil, trim: Int? = nil, focus: FocalPoint? = nil, rotation: Int = 0,
                 mirrored: Bool = false, padding: EdgeInsets? = nil, background: RGBAColor? = nil, blur: Double? = nil,
-                sharpen: Double? = nil, gray: Bool = false, watermark: Watermark? = nil, maxBytes: Int? = nil, page: Int = 1) {
+                sharpen: Double? = nil, gray: Bool = false, watermark: Watermark? = nil, maxBytes: Int? = nil, page: Int = 1,
+                avifEffort: Int? = nil) {
         self.width = width
         self.height = height
         self.fit = fit
@@ -75,6 +79,7 @@ public struct TransformOptions: Sendable, Hashable {
         self.watermark = watermark
         self.maxBytes = maxBytes
         self.page = page
+        self.avifEffort = avifEffort
         normalize()
     }
 
@@ -101,6 +106,8 @@ public struct TransformOptions: Sendable, Hashable {
         if !pads, let format, format.supportsAlpha { background = nil }
         if background == .white { background = nil }
         if page < 1 { page = 1 }
+        if avifEffort == OutputFormat.defaultAVIFEffort { avifEffort = nil }
+        if let format, format != .avif { avifEffort = nil }
         // Frames are resized and cropped alike; operations that would treat the strip of
         // frames as one picture (or take a region of it) take the first frame instead.
         if region != nil || trim != nil || rotation != 0 || padding != nil || fit == .pad || blur != nil || sharpen != nil

@@ -20,14 +20,18 @@ public struct TransformRequest: Sendable, Equatable {
         public var watermark: Watermark?
         /// Whether `wm=none` may turn that default off (`watermark.optional`).
         public var watermarkOptional: Bool
+        /// `output.avif_effort`.
+        public var avifEffort: Int
 
         public init(maxDimension: Int = ThumbnailOptions.defaultMaxDimension, quality: Int = OutputFormat.defaultQuality,
-                    progressive: Bool = false, watermark: Watermark? = nil, watermarkOptional: Bool = true) {
+                    progressive: Bool = false, watermark: Watermark? = nil, watermarkOptional: Bool = true,
+                    avifEffort: Int = OutputFormat.defaultAVIFEffort) {
             self.maxDimension = maxDimension
             self.quality = quality
             self.progressive = progressive
             self.watermark = watermark
             self.watermarkOptional = watermarkOptional
+            self.avifEffort = avifEffort
         }
     }
 
@@ -72,7 +76,7 @@ public struct TransformRequest: Sendable, Equatable {
                                    mirrored: mirrored, padding: requested.padding?.scaled(by: ratio), background: requested.background,
                                    blur: requested.blur, sharpen: requested.sharpen, gray: requested.gray ?? false,
                                    watermark: try Self.watermark(requested, defaults: defaults, ratio: ratio),
-                                   maxBytes: requested.maxBytes, page: requested.page ?? 1)
+                                   maxBytes: requested.maxBytes, page: requested.page ?? 1, avifEffort: defaults.avifEffort)
         negotiatesFormat = requested.format == .auto
     }
 

@@ -71,6 +71,7 @@ import Testing
         ("library:\n  demo: maybe\n", "library.demo", "maybe"),
         ("limits:\n  workers: 0\n", "limits.workers", "0"),
         ("output:\n  quality: 101\n", "output.quality", "101"),
+        ("output:\n  avif_effort: 10\n", "output.avif_effort", "10"),
         ("logging:\n  level: loud\n", "logging.level", "loud"),
         ("server:\n  trusted_proxies: [10.0.0.0/8, balancer]\n", "server.trusted_proxies", "10.0.0.0/8,balancer"),
         ("server:\n  response_timeout: 0\n", "server.response_timeout", "0"),

@@ -59,6 +59,27 @@ import TestSupport
         #expect(try negotiated("image/webp,*/*") == "image/webp")
     }
 
+    @Test func theAVIFEffortChangesOnlyAVIFOutputsAndTheirKeys() throws {
+        let quick = try LibraryFixture(files: ["a.jpg": Self.photo])
+        let thorough = try LibraryFixture(files: ["a.jpg": Self.photo]) { $0.output.avifEffort = 6 }
+        // One version of the source in both libraries (a file's version is its size and mtime).
+        for f in [quick, thorough] {
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_700_000_000)],
+                                                  ofItemAtPath: f.root.appendingPathComponent("library/a.jpg").path)
+        }
+        func get(_ f: LibraryFixture, _ target: String, _ headers: [String] = []) throws -> RawHTTPClient.Response {
+            try RawHTTPClient(port: f.port).request("GET", target, headers: headers)
+        }
+        let one = try get(quick, "/img/a.jpg?w=300&fm=avif"), six = try get(thorough, "/img/a.jpg?w=300&fm=avif")
+        #expect(one.status == 200 && six.status == 200 && six.header("Content-Type") == "image/avif")
+        // Another effort is another encoding: another key and ETag, never the other's bytes.
+        #expect(one.header("ETag") != six.header("ETag") && one.body != six.body)
+        let negotiated = try get(thorough, "/img/a.jpg?w=300&fm=auto", ["Accept: image/avif"])
+        #expect(negotiated.header("Content-Type") == "image/avif" && negotiated.header("ETag") != one.header("ETag"))
+        // Other formats keep their keys and ETags whatever the effort.
+        #expect(try get(quick, "/img/a.jpg?w=300&fm=webp").header("ETag") == get(thorough, "/img/a.jpg?w=300&fm=webp").header("ETag"))
+    }
+
     @Test func watermarksComeFromTheLibraryAndTheirVersionIsInTheKey() throws {
         let f = try LibraryFixture(files: ["a.jpg": Self.photo, "marks/logo.png": Self.mark])
         let marked = try RawHTTPClient(port: f.port).request("GET", "/img/a.jpg?w=200&fm=png&wm=marks/logo.png&wmpos=nw&wmpad=0&wmscale=0.2")

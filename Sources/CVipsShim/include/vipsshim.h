@@ -87,7 +87,8 @@ VipsImage *tv_materialize(VipsImage *in, char **err);
 /* With strip set, metadata fields (EXIF, XMP, IPTC, ICC, ...) are removed from a copy of
  * the image before saving: the savers' own "strip" flag is not enough (webpsave in 8.14
  * writes EXIF, XMP and ICC chunks regardless). */
-int tv_save(VipsImage *in, tv_format format, int quality, int strip, int interlace, void **out, size_t *out_len, char **err);
+int tv_save(VipsImage *in, tv_format format, int quality, int effort, int strip, int interlace, void **out, size_t *out_len,
+            char **err);
 
 int tv_width(VipsImage *in);
 int tv_height(VipsImage *in);

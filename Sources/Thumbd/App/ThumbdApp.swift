@@ -32,7 +32,8 @@ public final class ThumbdApp: HTTPHandler {
         let signer = config.security.key.isEmpty ? nil : URLSigner(key: config.security.key)
         let parser = TransformParser(presets: config.presets, maxDimension: config.limits.maxDimension,
                                      defaultQuality: config.output.quality, defaultProgressive: config.output.progressive,
-                                     watermark: config.watermark.value, watermarkOptional: config.watermark.optional)
+                                     watermark: config.watermark.value, watermarkOptional: config.watermark.optional,
+                                     avifEffort: config.output.avifEffort)
         let links = ImageLinks(signer: signer)
         let pool = WorkerPool(workers: config.limits.workers, queueLimit: config.limits.queue)
         var disk: DiskCache?

@@ -154,6 +154,7 @@ struct ConfigKey: Sendable {
         int("limits.queue", 0...1_000_000, \.limits.queue),
         int("limits.max_frames", 1...100_000, \.limits.maxFrames),
         int("output.quality", 1...100, \.output.quality),
+        int("output.avif_effort", OutputFormat.avifEfforts, \.output.avifEffort),
         string("output.cache_control", "a Cache-Control value", \.output.cacheControl,
                valid: { !$0.isEmpty && $0.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7F } }),
         bool("output.progressive", \.output.progressive),

@@ -59,6 +59,8 @@ public struct ThumbdConfig: Sendable, Equatable {
 
     public struct Output: Sendable, Equatable {
         public var quality = OutputFormat.defaultQuality
+        /// The AVIF encoder's effort, 0 (fastest) ... 9; part of AVIF outputs' keys when not 1.
+        public var avifEffort = OutputFormat.defaultAVIFEffort
         public var cacheControl = "public, max-age=86400"
         /// Progressive JPEG and interlaced PNG when a request gives no `pr`.
         public var progressive = false

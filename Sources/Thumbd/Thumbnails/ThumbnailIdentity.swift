@@ -24,6 +24,7 @@ struct ThumbnailIdentity: Sendable {
             options.format = request.negotiated
             options.progressive = request.transform.options.progressive
             options.animated = request.transform.options.animated
+            options.avifEffort = request.transform.options.avifEffort
             options.normalize()
             tag = .negotiated(request.negotiated)
         } else {

@@ -31,6 +31,7 @@ extension TransformOptions {
         }
         if let maxBytes { parts.append("mb=\(maxBytes)") }
         if page != 1 { parts.append("page=\(page)") }
+        if let avifEffort { parts.append("effort=\(avifEffort)") }
         return parts.joined(separator: ",")
     }
 }

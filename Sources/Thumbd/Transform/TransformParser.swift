@@ -11,6 +11,7 @@ struct TransformParser: Sendable {
     /// `watermark.*`: drawn on every output unless a request says otherwise.
     var watermark: Watermark?
     var watermarkOptional = false
+    var avifEffort = OutputFormat.defaultAVIFEffort
 
     /// The transform `query` asks for; nil when it asks for none (the original is served,
     /// unwatermarked: a watermark protects what the server makes, not the files it serves).
@@ -18,6 +19,7 @@ struct TransformParser: Sendable {
         guard TransformRequest.asksForTransform(query) else { return nil }
         return try TransformRequest(query: query, presets: presets, defaults: .init(maxDimension: maxDimension, quality: defaultQuality,
                                                                                     progressive: defaultProgressive, watermark: watermark,
-                                                                                    watermarkOptional: watermarkOptional))
+                                                                                    watermarkOptional: watermarkOptional,
+                                                                                    avifEffort: avifEffort))
     }
 }
