@@ -23,6 +23,8 @@ public final class ThumbdApp: HTTPHandler {
     private let remoteInfo: RemoteInfoRoute
     /// Nil without `admin.token`: the route does not exist.
     private let purge: PurgeRoute?
+    /// Nil with `picsum.enabled: false`.
+    private let picsum: PicsumRoute?
 
     public init(config: ThumbdConfig, library: ImageLibrary, gauges: ServerGauges, clock: any MonotonicClock = SystemClock(),
                 logger: Logger = Logger(label: "thumbd")) {
@@ -70,6 +72,9 @@ public final class ThumbdApp: HTTPHandler {
         remoteInfo = RemoteInfoRoute(signer: signer, originals: originals, pool: pool)
         purge = config.admin.token.isEmpty ? nil
             : PurgeRoute(token: Array(config.admin.token.utf8), thumbnails: thumbnails, originals: originals)
+        picsum = !config.picsum.enabled ? nil
+            : PicsumRoute(signer: signer, catalogs: PicsumCatalogs(index: index), files: files, thumbnails: endpoint,
+                          defaults: parser.defaults, links: links, pool: pool, clock: clock)
     }
 
     public func handle(_ request: HTTPRequest, responder: HTTPResponder) {
@@ -81,7 +86,7 @@ public final class ThumbdApp: HTTPHandler {
             headers.add(.allow, purge == nil ? "GET, HEAD" : "GET, HEAD, POST")
             return responder.respond(HTTPResponse(status: .ok, headers: headers))
         }
-        if route == .purge, purge == nil {
+        if route == .purge && purge == nil || route.isPicsum && picsum == nil {
             return responder.respond(NoRoute(path: String(request.path)).response)
         }
         // Each route serves its methods (GET and HEAD for all but purge); a path no route
@@ -102,6 +107,7 @@ public final class ThumbdApp: HTTPHandler {
         case .remoteInfo: remoteInfo.handle(request, responder: responder)
         case .purge: purge?.handle(request, responder: responder)
         case .openAPI: responder.respond(OpenAPIDocument.response(to: request))
+        case .picsumImage, .picsumRedirect, .picsumInfo, .picsumList: picsum?.handle(request, route: route, responder: responder)
         }
     }
 

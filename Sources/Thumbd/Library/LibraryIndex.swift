@@ -54,13 +54,20 @@ final class LibraryIndex: Sendable {
     /// The current snapshot, walking the folder again when the last walk is older than
     /// `maxAge`. Blocking: call it from a worker thread.
     func current() -> Snapshot {
-        if let s = snapshot.withLock({ $0 }), clock.now() - s.takenAt < maxAge { return s }
+        if let s = fresh() { return s }
         return scanning.withLock { _ in
-            if let s = snapshot.withLock({ $0 }), clock.now() - s.takenAt < maxAge { return s }
+            if let s = fresh() { return s }
             let fresh = scan()
             snapshot.withLock { $0 = fresh }
             return fresh
         }
+    }
+
+    /// The snapshot while the last walk is younger than `maxAge`, else nil. Never blocks: the
+    /// event loop may ask.
+    func fresh() -> Snapshot? {
+        guard let s = snapshot.withLock({ $0 }), clock.now() - s.takenAt < maxAge else { return nil }
+        return s
     }
 
     private func scan() -> Snapshot {
