@@ -10,6 +10,12 @@ bench/thumbnails.sh
 echo
 bench/cached_thumbnails.sh
 echo
+bench/hit_cpu.sh
+echo
+bench/miss_cpu.sh
+echo
+bench/operations.sh
+echo
 bench/soak_rss.sh
 echo
 bench/memory_storm.sh
