@@ -17,7 +17,8 @@ final class PicsumCatalogs: Sendable {
     /// While the last walk is recent, without blocking (the event loop may ask); else nil.
     func fresh() -> PicsumCatalog? { index.fresh().map(catalog(of:)) }
 
-    private func catalog(of snapshot: LibraryIndex.Snapshot) -> PicsumCatalog {
+    /// The catalog of a snapshot the caller already has (the gallery's page).
+    func catalog(of snapshot: LibraryIndex.Snapshot) -> PicsumCatalog {
         if let kept = made.withLock({ $0 }), kept.fingerprint == snapshot.fingerprint { return kept }
         let catalog = PicsumCatalog(snapshot)
         made.withLock { $0 = catalog }
