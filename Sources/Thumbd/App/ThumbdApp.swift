@@ -65,16 +65,19 @@ public final class ThumbdApp: HTTPHandler {
         image = ImageRoute(targets: TargetMemo(), signer: signer, parser: parser, files: files, thumbnails: endpoint, clock: clock)
         proxy = ProxyRoute(signer: signer, parser: parser, originals: originals, thumbnails: endpoint, clock: clock)
         listing = ListingRoute(index: index, pool: pool, links: links)
-        gallery = GalleryRoute(index: index, pool: pool, links: links)
+        // One catalog for the gallery's Picsum section and the routes: made once per snapshot.
+        let catalogs = config.picsum.enabled ? PicsumCatalogs(index: index) : nil
+        gallery = GalleryRoute(index: index, pool: pool, links: links, picsum: catalogs)
         health = HealthRoute(drain: drain)
         metricsRoute = MetricsRoute(metrics: metrics, thumbnails: thumbnails, originals: originals, gauges: gauges)
         imageInfo = ImageInfoRoute(files: files, index: index, pool: pool, links: links)
         remoteInfo = RemoteInfoRoute(signer: signer, originals: originals, pool: pool)
         purge = config.admin.token.isEmpty ? nil
             : PurgeRoute(token: Array(config.admin.token.utf8), thumbnails: thumbnails, originals: originals)
-        picsum = !config.picsum.enabled ? nil
-            : PicsumRoute(signer: signer, catalogs: PicsumCatalogs(index: index), files: files, thumbnails: endpoint,
-                          defaults: parser.defaults, links: links, pool: pool, clock: clock)
+        picsum = catalogs.map {
+            PicsumRoute(signer: signer, catalogs: $0, files: files, thumbnails: endpoint,
+                        defaults: parser.defaults, links: links, pool: pool, clock: clock)
+        }
     }
 
     public func handle(_ request: HTTPRequest, responder: HTTPResponder) {
