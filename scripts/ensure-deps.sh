@@ -13,6 +13,12 @@ pkg-config --exists vips 2>/dev/null || packages+=(libvips-dev)
 pkg-config --exists libcurl 2>/dev/null || packages+=(libcurl4-openssl-dev)
 command -v pkg-config >/dev/null 2>&1 || packages+=(pkg-config)
 command -v curl >/dev/null 2>&1 || packages+=(curl)
+# The demo library's photographs (Debian's mate-backgrounds; generated ones stand in without
+# it): installed for `make run` when root, never required there; the tests check them.
+optional=()
+if [ ! -e /usr/share/backgrounds/mate/nature ]; then
+    if $tests; then packages+=(mate-backgrounds); else optional+=(mate-backgrounds); fi
+fi
 # The cluster test puts a real nginx in front of the replicas; the S3 tests start a real Ceph
 # (a mon, an OSD and radosgw: scripts/s3-server.sh).
 if $tests; then
@@ -38,6 +44,12 @@ done
 if ! command -v swift >/dev/null 2>&1; then
     echo "thumbd needs a Swift 6 toolchain on PATH (https://www.swift.org/install/linux/)." >&2
     exit 1
+fi
+
+if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+    packages+=("${optional[@]}")
+elif [ ${#optional[@]} -gt 0 ]; then
+    echo "Optional: ${optional[*]} (real photographs for the demo library): sudo apt-get install -y ${optional[*]}" >&2
 fi
 
 if [ ${#packages[@]} -eq 0 ]; then

@@ -81,6 +81,32 @@ int tv_read_header_file(const char *path, tv_header *out, char **err) {
     return fill_header(im, loader, out);
 }
 
+int tv_read_credits(const void *buf, size_t len, char **artist, char **xmp, char **err) {
+    *artist = NULL;
+    *xmp = NULL;
+    VipsImage *im = vips_image_new_from_buffer(buf, len, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+    if (!im) return fail(err);
+    const char *text = NULL;
+    if (vips_image_get_typeof(im, "exif-ifd0-Artist") && !vips_image_get_string(im, "exif-ifd0-Artist", &text) && text)
+        *artist = g_strdup(text);
+    const void *data = NULL;
+    size_t length = 0;
+    if (vips_image_get_typeof(im, VIPS_META_XMP_NAME) && !vips_image_get_blob(im, VIPS_META_XMP_NAME, &data, &length) && data) {
+        /* A JPEG segment's namespace header may still be on it. */
+        static const char ns[] = "http://ns.adobe.com/xap/1.0/";
+        if (length >= sizeof ns && !memcmp(data, ns, sizeof ns)) {
+            data = (const char *)data + sizeof ns;
+            length -= sizeof ns;
+        }
+        *xmp = g_malloc(length + 1);
+        memcpy(*xmp, data, length);
+        (*xmp)[length] = 0;
+    }
+    g_object_unref(im);
+    vips_error_clear();
+    return 0;
+}
+
 /* The loader options of every decode: fail on truncated data, and the page asked for (a
  * PDF's, a multi-page TIFF's or HEIF's; 0 is the first) where there is one. */
 static void load_options(char *out, size_t size, int page) {

@@ -30,19 +30,9 @@ public struct ThumbdListing: Sendable {
 
     /// Fetches one page.
     public func page(at url: URL) async throws -> ListingPage {
-        var request = URLRequest(url: url)
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        let (response, body) = try await transport.response(for: request)
-        guard response.statusCode == 200 else { throw ThumbdLoadError.httpStatus(response.statusCode) }
-        let items: [ListedImage]
-        do {
-            items = try JSONDecoder().decode([ListedImage].self, from: body)
-        } catch {
-            throw ThumbdLoadError.invalidResponse("listing JSON: \(error)")
-        }
-        let next = response.header("Link").flatMap { LinkHeader.target(of: $0, relation: "next") }
-            .flatMap { URL(string: $0, relativeTo: url)?.absoluteURL }
-        return ListingPage(items: items, next: next, totalCount: response.header("X-Total-Count").flatMap { Int($0) })
+        let (items, response) = try await ListingRequest.items(ListedImage.self, at: url, transport: transport)
+        return ListingPage(items: items, next: ListingRequest.link("next", of: response, at: url),
+                           totalCount: response.header("X-Total-Count").flatMap { Int($0) })
     }
 
     /// The pages, first to last.

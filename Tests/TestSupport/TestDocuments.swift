@@ -27,4 +27,20 @@ public enum TestDocuments {
         out += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
         return Array(out.utf8)
     }
+
+    /// `jpeg` with an EXIF segment naming `artist` in IFD0's Artist (one entry, big-endian),
+    /// put in right after the start marker.
+    public static func jpeg(_ jpeg: [UInt8], exifArtist artist: String) -> [UInt8] {
+        let text = Array(artist.utf8) + [0]
+        var tiff: [UInt8] = Array("MM".utf8) + [0x00, 0x2A, 0, 0, 0, 8]      // big-endian, IFD0 at 8
+        tiff += [0, 1]                                                      // one entry
+        tiff += [0x01, 0x3B, 0, 2]                                          // Artist, ASCII
+        tiff += [UInt8(text.count >> 24), UInt8(text.count >> 16 & 0xFF), UInt8(text.count >> 8 & 0xFF), UInt8(text.count & 0xFF)]
+        tiff += [0, 0, 0, 26]                                               // the text after the IFD: 8 + 2 + 12 + 4
+        tiff += [0, 0, 0, 0]                                                // no next IFD
+        tiff += text
+        let payload = Array("Exif".utf8) + [0, 0] + tiff
+        let length = payload.count + 2
+        return [0xFF, 0xD8, 0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload + jpeg.dropFirst(2)
+    }
 }

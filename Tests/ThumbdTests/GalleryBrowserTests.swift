@@ -48,6 +48,8 @@ import TestSupport
         // width) rather than as a page dumped before the report was written.
         let dom = try Self.run(browser, Self.flags + ["--window-size=390,844", "--force-device-scale-factor=2",
                                                       "--virtual-time-budget=40000", "--dump-dom", base + "?selftest=1"])
+        // The Lorem Picsum section is on the page the browser built, below the grid.
+        #expect(dom.contains("<h2 id=\"picsum-title\">Use thumbd as your own Lorem Picsum</h2>"))
         let start = try #require(dom.range(of: "<pre id=\"selftest\">")), end = try #require(dom.range(of: "</pre>", range: start.upperBound..<dom.endIndex))
         let text = String(dom[start.upperBound..<end.lowerBound]).replacingOccurrences(of: "&amp;", with: "&")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])

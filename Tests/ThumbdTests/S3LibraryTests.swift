@@ -223,6 +223,20 @@ import WireCoding
         #expect(corner[0] > 200 && corner[1] < 60, "the red mark: \(corner)")
     }
 
+    @Test func theLoremPicsumRoutesServeTheBucket() throws {
+        let f = try fixture()
+        let list = try f.get("/v2/list?limit=2")
+        let items = try #require(try json(list) as? [[String: Any]])
+        #expect(list.status == 200 && items.count == 2 && list.header("Link")?.contains("rel=\"next\"") == true)
+        let id = try #require(items.first?["id"] as? String)
+        let image = try f.get("/id/\(id)/80/60.webp")
+        #expect(image.status == 200 && image.header("Picsum-ID") == id && image.header("Content-Type") == "image/webp")
+        let header = try ImageHeader.read(image.body)
+        #expect(header.width == 80 && header.height == 60)
+        let random = try f.get("/80/60")
+        #expect(random.status == 302 && random.header("Location")?.hasPrefix("/id/") == true)
+    }
+
     @Test func pathRulesKeepEveryKeyOutsideThePrefixOutOfReach() throws {
         let f = try fixture()
         for target in ["/img/nope.jpg", "/img/nope.jpg?w=10", "/img/../secret.jpg", "/img/%2e%2e/secret.jpg", "/img/sub/../../secret.jpg",

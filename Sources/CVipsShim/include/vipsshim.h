@@ -40,6 +40,11 @@ int tv_read_header(const void *buf, size_t len, tv_header *out, char **err);
 /* The same, from a file: only the header is read. */
 int tv_read_header_file(const char *path, tv_header *out, char **err);
 
+/* The header's credit fields, read without decoding pixels: libvips' text of EXIF Artist
+ * (`exif-ifd0-Artist`) and the XMP packet (`xmp-data`, NUL-terminated), each g_malloc'd or
+ * NULL when absent (free with tv_free). */
+int tv_read_credits(const void *buf, size_t len, char **artist, char **xmp, char **err);
+
 /* Shrink-on-load thumbnail of an encoded image, auto-rotated, first page only; fails on
  * truncated input. */
 VipsImage *tv_thumbnail(const void *buf, size_t len, int width, int height, tv_size size, tv_crop crop, char **err);

@@ -10,12 +10,15 @@ public struct HTTPFieldName: Sendable, Hashable, ExpressibleByStringLiteral, Cus
     public var description: String { text }
 
     public static let accept: Self = "Accept"
+    public static let accessControlAllowOrigin: Self = "Access-Control-Allow-Origin"
+    public static let accessControlExposeHeaders: Self = "Access-Control-Expose-Headers"
     public static let acceptCH: Self = "Accept-CH"
     public static let acceptRanges: Self = "Accept-Ranges"
     public static let allow: Self = "Allow"
     public static let authorization: Self = "Authorization"
     public static let cacheControl: Self = "Cache-Control"
     public static let connection: Self = "Connection"
+    public static let contentDisposition: Self = "Content-Disposition"
     public static let contentDPR: Self = "Content-DPR"
     public static let contentLength: Self = "Content-Length"
     public static let contentRange: Self = "Content-Range"
@@ -40,4 +43,5 @@ public struct HTTPFieldName: Sendable, Hashable, ExpressibleByStringLiteral, Cus
     public static let vary: Self = "Vary"
     public static let wwwAuthenticate: Self = "WWW-Authenticate"
     public static let xForwardedFor: Self = "X-Forwarded-For"
+    public static let xForwardedProto: Self = "X-Forwarded-Proto"
 }

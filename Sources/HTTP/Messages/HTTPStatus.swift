@@ -6,6 +6,7 @@ public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible {
 
     public static let ok = HTTPStatus(200)
     public static let partialContent = HTTPStatus(206)
+    public static let found = HTTPStatus(302)
     public static let notModified = HTTPStatus(304)
     public static let badRequest = HTTPStatus(400)
     public static let unauthorized = HTTPStatus(401)

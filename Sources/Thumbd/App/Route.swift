@@ -7,6 +7,9 @@ enum Route: Int, CaseIterable, Sendable {
     /// `OPTIONS *`: the server as a whole.
     case server
     case imageInfo, remoteInfo, purge, openAPI
+    /// The Lorem Picsum-compatible routes (`Route+Picsum.swift`), matched only where none of
+    /// the above is.
+    case picsumImage, picsumRedirect, picsumInfo, picsumList
 
     init(path: Substring) {
         if path.utf8.starts(with: ImageRoute.pathPrefix.utf8) {
@@ -27,7 +30,7 @@ enum Route: Int, CaseIterable, Sendable {
         case "/v1/info": self = .remoteInfo
         case "/v1/purge": self = .purge
         case "/openapi.yaml": self = .openAPI
-        default: self = .notFound
+        default: self = Self.picsum(path: path) ?? .notFound
         }
     }
 
@@ -53,6 +56,10 @@ enum Route: Int, CaseIterable, Sendable {
         case .remoteInfo: "remote_info"
         case .purge: "purge"
         case .openAPI: "openapi"
+        case .picsumImage: "picsum_image"
+        case .picsumRedirect: "picsum_redirect"
+        case .picsumInfo: "picsum_info"
+        case .picsumList: "picsum_list"
         }
     }
 

@@ -23,6 +23,8 @@ public final class ThumbdApp: HTTPHandler {
     private let remoteInfo: RemoteInfoRoute
     /// Nil without `admin.token`: the route does not exist.
     private let purge: PurgeRoute?
+    /// Nil with `picsum.enabled: false`.
+    private let picsum: PicsumRoute?
 
     public init(config: ThumbdConfig, library root: LibraryRoot, gauges: ServerGauges, clock: any MonotonicClock = SystemClock(),
                 logger: Logger = Logger(label: "thumbd")) {
@@ -70,13 +72,19 @@ public final class ThumbdApp: HTTPHandler {
         image = ImageRoute(targets: TargetMemo(), signer: signer, parser: parser, library: library, thumbnails: endpoint)
         proxy = ProxyRoute(signer: signer, parser: parser, originals: originals, thumbnails: endpoint, clock: clock)
         listing = ListingRoute(index: library.index, pool: pool, links: links)
-        gallery = GalleryRoute(index: library.index, pool: pool, links: links)
+        // One catalog for the gallery's Picsum section and the routes: made once per snapshot.
+        let catalogs = config.picsum.enabled ? PicsumCatalogs(index: library.index) : nil
+        gallery = GalleryRoute(index: library.index, pool: pool, links: links, picsum: catalogs)
         health = HealthRoute(drain: drain)
         metricsRoute = MetricsRoute(metrics: metrics, thumbnails: thumbnails, originals: originals, gauges: gauges)
         imageInfo = ImageInfoRoute(library: library, pool: pool, links: links)
         remoteInfo = RemoteInfoRoute(signer: signer, originals: originals, pool: pool)
         purge = config.admin.token.isEmpty ? nil
             : PurgeRoute(token: Array(config.admin.token.utf8), thumbnails: thumbnails, originals: originals, library: library)
+        picsum = catalogs.map {
+            PicsumRoute(signer: signer, catalogs: $0, library: library, thumbnails: endpoint,
+                        defaults: parser.defaults, links: links, pool: pool)
+        }
     }
 
     public func handle(_ request: HTTPRequest, responder: HTTPResponder) {
@@ -88,7 +96,7 @@ public final class ThumbdApp: HTTPHandler {
             headers.add(.allow, purge == nil ? "GET, HEAD" : "GET, HEAD, POST")
             return responder.respond(HTTPResponse(status: .ok, headers: headers))
         }
-        if route == .purge, purge == nil {
+        if route == .purge && purge == nil || route.isPicsum && picsum == nil {
             return responder.respond(NoRoute(path: String(request.path)).response)
         }
         // Each route serves its methods (GET and HEAD for all but purge); a path no route
@@ -109,6 +117,7 @@ public final class ThumbdApp: HTTPHandler {
         case .remoteInfo: remoteInfo.handle(request, responder: responder)
         case .purge: purge?.handle(request, responder: responder)
         case .openAPI: responder.respond(OpenAPIDocument.response(to: request))
+        case .picsumImage, .picsumRedirect, .picsumInfo, .picsumList: picsum?.handle(request, route: route, responder: responder)
         }
     }
 

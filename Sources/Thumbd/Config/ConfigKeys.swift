@@ -175,6 +175,7 @@ struct ConfigKey: Sendable {
         decimal("watermark.opacity", 0...1, \.watermark.opacity),
         int("watermark.padding", ThumbnailOptions.paddingRange, \.watermark.padding),
         bool("watermark.optional", \.watermark.optional),
+        bool("picsum.enabled", \.picsum.enabled),
         string("admin.token", "a token of at least 16 characters, or empty for no admin endpoints", \.admin.token,
                valid: { $0.isEmpty || ($0.count >= 16 && $0.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F }) }),
     ]

@@ -122,6 +122,11 @@ public struct ThumbdConfig: Sendable, Equatable {
         public var token = ""
     }
 
+    /// The Lorem Picsum-compatible routes over the library.
+    public struct Picsum: Sendable, Equatable {
+        public var enabled = true
+    }
+
     public struct Logging: Sendable, Equatable {
         /// trace, debug, info, notice, warning, error or critical.
         public var level = "info"
@@ -139,6 +144,7 @@ public struct ThumbdConfig: Sendable, Equatable {
     public var origins = Origins()
     public var admin = Admin()
     public var watermark = Watermark()
+    public var picsum = Picsum()
     /// Named parameter sets for `p=`: name -> query string such as `w=300&h=300&fit=cover`.
     public var presets: [String: String] = [:]
 

@@ -2,8 +2,10 @@ import Foundation
 import Imaging
 import ThumbdProtocol
 
-/// A generated set of images written into an empty library, so a first `make run` shows
-/// something: varied sizes, aspect ratios and formats, made with libvips.
+/// The demo set written into an empty library, so a first `make run` shows something: real
+/// photographs where the machine has Debian's `mate-backgrounds` (each tagged with its authors
+/// in XMP, so `author` comes from the image itself), else generated ones; and generated
+/// PNG, WebP, AVIF and animated GIF cases. Varied sizes, aspect ratios and formats.
 enum DemoLibrary {
     struct Item {
         var name: String
@@ -13,37 +15,61 @@ enum DemoLibrary {
         var alpha = false
     }
 
-    static let items: [Item] = {
-        var items: [Item] = []
+    /// The photographs made when the package is absent.
+    static let generatedPhotos: [Item] = {
         let shapes = [(1600, 1067), (1067, 1600), (1200, 1200), (2000, 800), (800, 2000), (1280, 720),
                       (720, 1280), (1024, 768), (768, 1024), (1500, 1000), (640, 640), (1920, 1080),
                       (900, 1350), (1400, 700), (1000, 1500), (1800, 1200)]
-        for (i, (w, h)) in shapes.enumerated() {
-            items.append(Item(name: String(format: "photos/photo-%02d.jpg", i + 1), width: w, height: h, format: .jpeg))
+        return shapes.enumerated().map { i, shape in
+            Item(name: photoName(i), width: shape.0, height: shape.1, format: .jpeg)
         }
-        items.append(Item(name: "graphics/badge.png", width: 800, height: 800, format: .png, alpha: true))
-        items.append(Item(name: "graphics/banner.png", width: 1600, height: 400, format: .png, alpha: true))
-        items.append(Item(name: "graphics/poster.png", width: 900, height: 1200, format: .png))
-        items.append(Item(name: "graphics/tile.png", width: 512, height: 512, format: .png))
-        items.append(Item(name: "web/landscape.webp", width: 1600, height: 900, format: .webp))
-        items.append(Item(name: "web/portrait.webp", width: 900, height: 1600, format: .webp, alpha: true))
-        items.append(Item(name: "web/compact.avif", width: 800, height: 600, format: .avif))
-        items.append(Item(name: "web/animation.gif", width: 320, height: 240, format: .gif))
-        return items
     }()
 
+    /// The formats and cases besides photographs, always generated.
+    static let generatedGraphics: [Item] = [
+        Item(name: "graphics/badge.png", width: 800, height: 800, format: .png, alpha: true),
+        Item(name: "graphics/banner.png", width: 1600, height: 400, format: .png, alpha: true),
+        Item(name: "graphics/poster.png", width: 900, height: 1200, format: .png),
+        Item(name: "graphics/tile.png", width: 512, height: 512, format: .png),
+        Item(name: "web/landscape.webp", width: 1600, height: 900, format: .webp),
+        Item(name: "web/portrait.webp", width: 900, height: 1600, format: .webp, alpha: true),
+        Item(name: "web/compact.avif", width: 800, height: 600, format: .avif),
+        Item(name: "web/animation.gif", width: 320, height: 240, format: .gif),
+    ]
+
+    /// `photos/photo-01.jpg`, ...: the same names whichever photographs fill them, so links
+    /// in the README and the OpenAPI examples work on every machine.
+    static func photoName(_ index: Int) -> String { String(format: "photos/photo-%02d.jpg", index + 1) }
+
     /// Writes the set when `root` holds no visible entry; returns how many files it wrote.
-    static func populateIfEmpty(root: String) throws -> Int {
+    static func populateIfEmpty(root: String, photos: DemoPhotos? = DemoPhotos()) throws -> Int {
         let fm = FileManager.default
         try fm.createDirectory(atPath: root, withIntermediateDirectories: true)
         let existing = try fm.contentsOfDirectory(atPath: root).filter { !$0.hasPrefix(".") }
         guard existing.isEmpty else { return 0 }
-        for (seed, item) in items.enumerated() {
-            let url = URL(fileURLWithPath: root).appendingPathComponent(item.name)
-            try fm.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(try encode(item, seed: seed)).write(to: url, options: .atomic)
+        var files: [(name: String, bytes: () throws -> [UInt8])] = []
+        if let photos {
+            for (i, photo) in photos.photos.enumerated() {
+                files.append((photoName(i), { try tagged(photo) }))
+            }
+        } else {
+            for (seed, item) in generatedPhotos.enumerated() { files.append((item.name, { try encode(item, seed: seed) })) }
         }
-        return items.count
+        for (i, item) in generatedGraphics.enumerated() {
+            files.append((item.name, { try encode(item, seed: generatedPhotos.count + i) }))
+        }
+        for file in files {
+            let url = URL(fileURLWithPath: root).appendingPathComponent(file.name)
+            try fm.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(try file.bytes()).write(to: url, options: .atomic)
+        }
+        return files.count
+    }
+
+    /// The photograph's bytes with its authors in an XMP packet (the pixels untouched).
+    static func tagged(_ photo: DemoPhotos.Photo) throws -> [UInt8] {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: photo.file)))
+        return ImageAuthor.tagging(jpeg: bytes, creators: photo.authors) ?? bytes
     }
 
     static func encode(_ item: Item, seed: Int) throws -> [UInt8] {

@@ -17,11 +17,11 @@ struct FolderLibrary: LibraryBackend {
     }
 
     func answer(_ request: HTTPRequest, path: LibraryPath, transform: TransformRequest?, thumbnails: ThumbnailEndpoint,
-                memo: IdentityMemo?, responder: HTTPResponder) throws {
+                memo: IdentityMemo?, finish: ThumbnailEndpoint.Finish?, responder: HTTPResponder) throws {
         let entry = try files.lookup(path)
         guard let transform else { return responder.respond(entry.original.response(to: request)) }
         let source = LibrarySource(path: path, entry: entry, clock: clock)
-        try thumbnails.answer(request, transform: transform, of: source, responder: responder, memo: memo)
+        try thumbnails.answer(request, transform: transform, of: source, responder: responder, memo: memo, finish: finish)
     }
 
     func info(_ path: LibraryPath) throws -> LibraryImageInfo {

@@ -4,7 +4,8 @@ import ThumbHash
 
 /// What an app wants to know of an image before it downloads anything, and what the listing
 /// and the gallery show: its size after orientation, format, alpha, frames, and a
-/// placeholder (a ThumbHash and an average colour) to paint until the image arrives.
+/// placeholder (a ThumbHash and an average colour) to paint until the image arrives, and who
+/// made it (the Picsum routes' `author`).
 /// Computed once per file version (it decodes a 100-px preview).
 struct ImageFacts: Sendable, Equatable {
     var width: Int
@@ -19,6 +20,8 @@ struct ImageFacts: Sendable, Equatable {
     var placeholder: [UInt8]
     /// `#rrggbb`.
     var color: String
+    /// EXIF Artist, else XMP `dc:creator`; empty when the image names nobody.
+    var author: String
 
     /// Reads the facts of encoded bytes. Decodes a small preview: a worker thread calls it.
     static func read(_ data: [UInt8], format: ImageFormat, bytes: Int64) throws(ImagingError) -> ImageFacts {
@@ -27,7 +30,8 @@ struct ImageFacts: Sendable, Equatable {
         let hash = ThumbHash.encode(width: preview.width, height: preview.height, rgba: preview.rgba)
         let (width, height) = header.orientedSize
         return ImageFacts(width: width, height: height, orientation: header.orientation, format: format, bytes: bytes,
-                          alpha: header.hasAlpha, frames: header.pages, placeholder: hash, color: preview.averageColor)
+                          alpha: header.hasAlpha, frames: header.pages, placeholder: hash, color: preview.averageColor,
+                          author: ImageAuthor.read(data))
     }
 
     /// A PNG of the decoded hash (32 px on its longer side), base64 in a `data:` URI; empty

@@ -13,10 +13,11 @@ protocol LibraryBackend: Sendable {
     var watermarks: any WatermarkImages { get }
 
     /// Answers `/img/{path}`: the original as it is without a transform, else a thumbnail
-    /// through `thumbnails` (a hit on the event loop, as the caller runs it). Throws what
-    /// prevents an answer before any work starts (a missing file, a full queue).
+    /// through `thumbnails` (a hit on the event loop, as the caller runs it), with `finish`
+    /// adding a route's own fields to it (the Picsum routes'). Throws what prevents an answer
+    /// before any work starts (a missing file, a full queue).
     func answer(_ request: HTTPRequest, path: LibraryPath, transform: TransformRequest?, thumbnails: ThumbnailEndpoint,
-                memo: IdentityMemo?, responder: HTTPResponder) throws
+                memo: IdentityMemo?, finish: ThumbnailEndpoint.Finish?, responder: HTTPResponder) throws
 
     /// One image's facts and its original's validators. Blocking: a worker thread calls it.
     func info(_ path: LibraryPath) throws -> LibraryImageInfo

@@ -64,7 +64,7 @@ final class LibraryIndex: Sendable {
     /// `maxAge`. When the catalog cannot be read (the store is down), the last snapshot, if
     /// there is one. Blocking: call it from a worker thread.
     func current() throws -> Snapshot {
-        if let s = snapshot.withLock({ $0 }), clock.now() - s.takenAt < maxAge { return s }
+        if let s = fresh() { return s }
         return try scanning.withLock { _ throws -> Snapshot in
             let last = snapshot.withLock { $0 }
             if let last, clock.now() - last.takenAt < maxAge { return last }
@@ -78,6 +78,13 @@ final class LibraryIndex: Sendable {
             snapshot.withLock { $0 = fresh }
             return fresh
         }
+    }
+
+    /// The snapshot while the last read is younger than `maxAge`, else nil. Never blocks: the
+    /// event loop may ask.
+    func fresh() -> Snapshot? {
+        guard let s = snapshot.withLock({ $0 }), clock.now() - s.takenAt < maxAge else { return nil }
+        return s
     }
 
     private func scan() throws -> Snapshot {

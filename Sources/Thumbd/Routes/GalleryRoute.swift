@@ -3,8 +3,8 @@ import HTTP
 
 /// `GET /`: an HTML gallery of the library. A responsive grid of square thumbnails
 /// (lazy, with width and height, 1x and 2x candidates), each opening a large view with
-/// previous/next and keyboard navigation; pages of 60. No external assets; URLs are signed
-/// when signing is on.
+/// previous/next and keyboard navigation; pages of 60; below it, how to use the library as
+/// Lorem Picsum (`GalleryPicsumSection`). No external assets; URLs are signed when signing is on.
 ///
 /// `?selftest=1` adds a script that reports, in `<pre id="selftest">`, which thumbnails
 /// loaded and at which candidate, and whether the large view opens: the browser test reads
@@ -13,6 +13,8 @@ struct GalleryRoute: Sendable {
     let index: LibraryIndex
     let pool: WorkerPool
     let links: ImageLinks
+    /// Nil with `picsum.enabled: false`.
+    let picsum: PicsumCatalogs?
     static let perPage = 60
     static let cell = 240
 
@@ -20,7 +22,7 @@ struct GalleryRoute: Sendable {
         let query = (try? QueryParameters(parsing: request.query)) ?? QueryParameters.empty
         let page = query.pairs.first { $0.name == "page" }.flatMap { Int($0.value) }.map { max(1, $0) } ?? 1
         let selftest = query.pairs.contains { $0.name == "selftest" && $0.value == "1" }
-        let accepted = pool.submit { [index, links] in
+        let accepted = pool.submit { [index, links, picsum] in
             let snapshot: LibraryIndex.Snapshot
             do {
                 snapshot = try index.current()
@@ -32,13 +34,15 @@ struct GalleryRoute: Sendable {
             headers.add(.cacheControl, "no-cache")
             // Browsers then send Sec-CH-DPR and Sec-CH-Width with the page's image requests.
             headers.add(.acceptCH, ClientHints.accepted)
-            let html = Self.render(snapshot, page: page, selftest: selftest, links: links)
+            let html = Self.render(snapshot, page: page, selftest: selftest, links: links,
+                                   picsum: picsum.map { $0.catalog(of: snapshot) })
             responder.respond(HTTPResponse(headers: headers, body: .text(html)))
         }
         if !accepted { responder.respond(Overloaded().response) }
     }
 
-    static func render(_ snapshot: LibraryIndex.Snapshot, page: Int, selftest: Bool, links: ImageLinks) -> String {
+    static func render(_ snapshot: LibraryIndex.Snapshot, page: Int, selftest: Bool, links: ImageLinks,
+                       picsum: PicsumCatalog?) -> String {
         let total = snapshot.items.count
         let pages = max(1, (total + perPage - 1) / perPage)
         let current = min(page, pages)
@@ -107,11 +111,21 @@ struct GalleryRoute: Sendable {
         dialog button { font: inherit; color: #f5f5f7; background: rgb(255 255 255 / .14); border: 0; border-radius: 999px; padding: .55rem .9rem; cursor: pointer; }
         dialog button:hover, dialog button:focus-visible { background: rgb(255 255 255 / .28); outline: none; }
         .close { position: absolute; top: .75rem; right: .75rem; }
+        header a { color: var(--accent); text-decoration: none; }
+        .picsum { max-width: 60rem; padding: 0 clamp(1rem, 3vw, 2rem) 2.5rem; }
+        .picsum h2 { font-size: 1.1rem; margin: 0 0 .5rem; }
+        .picsum table { border-collapse: collapse; width: 100%; font-size: .9rem; }
+        .picsum th, .picsum td { text-align: left; vertical-align: top; padding: .35rem .6rem .35rem 0; border-top: 1px solid #8883; }
+        .picsum td:first-child { white-space: nowrap; }
+        .picsum a { color: var(--accent); text-decoration: none; }
+        .picsum p { color: var(--muted); font-size: .9rem; }
+        @media (max-width: 40rem) { .picsum td:first-child { white-space: normal; word-break: break-all; } }
         </style>
         </head>
         <body>
-        <header><h1>Gallery</h1><p>\(total) image\(total == 1 ? "" : "s")</p></header>
+        <header><h1>Gallery</h1><p>\(total) image\(total == 1 ? "" : "s") · <a href="#\(GalleryPicsumSection.anchor)">Lorem Picsum API</a></p></header>
         \(body)
+        \(GalleryPicsumSection.render(picsum, links: links))
         <dialog id="viewer" aria-label="Image viewer">
           <div class="viewer">
             <button class="close" id="close" aria-label="Close">✕</button>

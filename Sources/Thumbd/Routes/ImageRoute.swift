@@ -17,7 +17,7 @@ struct ImageRoute: Sendable {
         do {
             let parsed = try targets.get(request.target) ?? parse(request)
             try library.answer(request, path: parsed.path, transform: parsed.transform, thumbnails: thumbnails,
-                               memo: parsed.identities, responder: responder)
+                               memo: parsed.identities, finish: nil, responder: responder)
         } catch {
             responder.respond(Problems.response(for: error))
         }

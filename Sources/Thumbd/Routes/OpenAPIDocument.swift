@@ -34,7 +34,8 @@ info:
     none is satisfiable; a malformed `Range`, another unit or more than 64 ranges is ignored).
 
     **Signed URLs**: when `security.key` is configured, every `/img`, `/proxy` and `/v1/info`
-    request must end with `s`, the lowercase hex of the first 16 bytes of
+    request, and every Picsum image or redirect (`/{size}`, `/{width}/{height}`, `/id/{id}/...`
+    and `/seed/{seed}/...` but their `info`), must end with `s`, the lowercase hex of the first 16 bytes of
     HMAC-SHA256(key, target without `s`), where the target is the path, `?` and the query
     exactly as sent. `thumbd sign TARGET` prints signed targets. Missing, misplaced, repeated
     or wrong signatures are `403`. Without a key, `s` is accepted and ignored.
@@ -65,6 +66,8 @@ tags:
     description: Cache administration (only with `admin.token` configured).
   - name: operations
     description: Health, metrics and this document.
+  - name: picsum
+    description: The Lorem Picsum-compatible routes over the library.
 
 paths:
   /img/{path}:
@@ -576,6 +579,261 @@ paths:
         '412': {$ref: '#/components/responses/PreconditionFailed'}
         '416': {$ref: '#/components/responses/RangeNotSatisfiable'}
 
+  /{size}:
+    summary: 'Lorem Picsum: a square image drawn at random from the library.'
+    description: |
+      The Lorem Picsum-compatible routes (`picsum.enabled`, default true; without it every
+      Picsum path is a `404`) serve the library as picsum.photos serves its photos, so grid
+      apps written against it work by changing the host. They answer only paths none of
+      thumbd's own routes match (a library file named `health` does not change `/health`).
+      Their answers carry `Access-Control-Allow-Origin: *` and
+      `Access-Control-Expose-Headers: Picsum-ID, Link`; errors are thumbd's problem+json.
+      With `security.key` set the image and redirect routes need `s` as `/img` does (the
+      listing and `info` do not, and hand out signed URLs).
+
+      This one: `302` to `/id/{id}/{size}/{size}.{ext}` of an image drawn at random, with
+      `Cache-Control: no-store` (the next request draws again; the image itself stays
+      cacheable under its id URL). `Location` is relative. A `0` size is replaced by the
+      image's own; `grayscale` and `blur` carry over as `blur=N&grayscale`; `random` is dropped.
+    parameters:
+      - $ref: '#/components/parameters/PicsumSize'
+      - $ref: '#/components/parameters/PicsumImage'
+      - $ref: '#/components/parameters/PicsumGrayscale'
+      - $ref: '#/components/parameters/PicsumBlur'
+      - $ref: '#/components/parameters/PicsumRandom'
+      - $ref: '#/components/parameters/s'
+    get:
+      operationId: getPicsumRandomSquare
+      tags: [picsum]
+      summary: Redirect to a random square image.
+      responses: &picsumRedirectResponses
+        '302': {$ref: '#/components/responses/PicsumRedirect'}
+        '400': {$ref: '#/components/responses/BadRequest'}
+        '403': {$ref: '#/components/responses/ForbiddenSignature'}
+        '404': {$ref: '#/components/responses/NotFound'}
+        '405': {$ref: '#/components/responses/MethodNotAllowed'}
+        '414': {$ref: '#/components/responses/URITooLong'}
+        '431': {$ref: '#/components/responses/HeaderFieldsTooLarge'}
+        '503': {$ref: '#/components/responses/ServiceUnavailable'}
+    head:
+      operationId: headPicsumRandomSquare
+      tags: [picsum]
+      summary: The header fields of the matching GET, without the body.
+      responses: *picsumRedirectResponses
+
+  /{width}/{height}:
+    summary: 'Lorem Picsum: an image drawn at random (or `?image={id}`), at width x height.'
+    description: |
+      `302` to `/id/{id}/{width}/{height}.{ext}` as for `/{size}`. With the deprecated
+      `?image={id}`, to that image instead of a random one.
+    parameters:
+      - $ref: '#/components/parameters/PicsumWidth'
+      - $ref: '#/components/parameters/PicsumHeight'
+      - $ref: '#/components/parameters/PicsumImage'
+      - $ref: '#/components/parameters/PicsumGrayscale'
+      - $ref: '#/components/parameters/PicsumBlur'
+      - $ref: '#/components/parameters/PicsumRandom'
+      - $ref: '#/components/parameters/s'
+    get:
+      operationId: getPicsumRandom
+      tags: [picsum]
+      summary: Redirect to a random image.
+      responses: *picsumRedirectResponses
+    head:
+      operationId: headPicsumRandom
+      tags: [picsum]
+      summary: The header fields of the matching GET, without the body.
+      responses: *picsumRedirectResponses
+
+  /id/{id}/{size}:
+    summary: 'Lorem Picsum: one image, a size x size square cut from its centre.'
+    description: |
+      The image itself, as `/id/{id}/{width}/{height}` with both sides `size`.
+    parameters:
+      - $ref: '#/components/parameters/PicsumID'
+      - $ref: '#/components/parameters/PicsumSize'
+      - $ref: '#/components/parameters/PicsumGrayscale'
+      - $ref: '#/components/parameters/PicsumBlur'
+      - $ref: '#/components/parameters/PicsumRandom'
+      - $ref: '#/components/parameters/s'
+      - $ref: '#/components/parameters/Range'
+      - $ref: '#/components/parameters/IfRange'
+      - $ref: '#/components/parameters/IfNoneMatch'
+      - $ref: '#/components/parameters/IfModifiedSince'
+    get:
+      operationId: getPicsumImageSquare
+      tags: [picsum]
+      summary: One image, square.
+      responses: &picsumImageResponses
+        '200': {$ref: '#/components/responses/PicsumImage'}
+        '206': {$ref: '#/components/responses/PicsumImagePartial'}
+        '304': {$ref: '#/components/responses/PicsumImageNotModified'}
+        '400': {$ref: '#/components/responses/BadRequest'}
+        '403': {$ref: '#/components/responses/ForbiddenSignature'}
+        '404': {$ref: '#/components/responses/NotFound'}
+        '405': {$ref: '#/components/responses/MethodNotAllowed'}
+        '412': {$ref: '#/components/responses/PreconditionFailed'}
+        '413': {$ref: '#/components/responses/SourceTooLarge'}
+        '414': {$ref: '#/components/responses/URITooLong'}
+        '415': {$ref: '#/components/responses/UnsupportedMediaType'}
+        '416': {$ref: '#/components/responses/RangeNotSatisfiable'}
+        '422': {$ref: '#/components/responses/UnprocessableContent'}
+        '431': {$ref: '#/components/responses/HeaderFieldsTooLarge'}
+        '500': {$ref: '#/components/responses/InternalServerError'}
+        '503': {$ref: '#/components/responses/ServiceUnavailable'}
+    head:
+      operationId: headPicsumImageSquare
+      tags: [picsum]
+      summary: The header fields of the matching GET, without the body.
+      responses: *picsumImageResponses
+
+  /id/{id}/{width}/{height}:
+    summary: 'Lorem Picsum: one image, cropped from its centre to exactly width x height.'
+    description: |
+      A thumbnail of the library image with this id (see `/v2/list`): the box filled from the
+      image's centre and enlarged when the image is smaller (as `fit=cover&enlarge=1`), so
+      always exactly width x height; `0` is the image's own side. JPEG (progressive, at
+      `output.quality`) without a suffix or with `.jpg`, WebP with `.webp`. `grayscale` and
+      `blur` as Picsum defines them (blur: a Gaussian of that sigma after resizing). Cached,
+      validated and ranged as every thumbnail (strong ETag, `Last-Modified`,
+      `output.cache_control`, `Accept-Ranges`, 206, 304), plus `Picsum-ID` and
+      `Content-Disposition: inline; filename="{id}-{w}x{h}[-blur_N][-grayscale].{ext}"`. The
+      same thumbnail as the equivalent `/img` URL: one cache entry, one ETag.
+    parameters:
+      - $ref: '#/components/parameters/PicsumID'
+      - $ref: '#/components/parameters/PicsumWidth'
+      - $ref: '#/components/parameters/PicsumHeight'
+      - $ref: '#/components/parameters/PicsumGrayscale'
+      - $ref: '#/components/parameters/PicsumBlur'
+      - $ref: '#/components/parameters/PicsumRandom'
+      - $ref: '#/components/parameters/s'
+      - $ref: '#/components/parameters/Range'
+      - $ref: '#/components/parameters/IfRange'
+      - $ref: '#/components/parameters/IfNoneMatch'
+      - $ref: '#/components/parameters/IfModifiedSince'
+    get:
+      operationId: getPicsumImage
+      tags: [picsum]
+      summary: One image at width x height.
+      responses: *picsumImageResponses
+    head:
+      operationId: headPicsumImage
+      tags: [picsum]
+      summary: The header fields of the matching GET, without the body.
+      responses: *picsumImageResponses
+
+  /id/{id}/info:
+    summary: 'Lorem Picsum: one image described as `/v2/list` describes it.'
+    description: '`Cache-Control: no-store`: the URLs in it name the host the request named.'
+    parameters:
+      - $ref: '#/components/parameters/PicsumID'
+    get:
+      operationId: getPicsumInfo
+      tags: [picsum]
+      summary: One image's Picsum fields.
+      responses: &picsumInfoResponses
+        '200': {$ref: '#/components/responses/PicsumInfo'}
+        '400': {$ref: '#/components/responses/BadRequest'}
+        '404': {$ref: '#/components/responses/NotFound'}
+        '405': {$ref: '#/components/responses/MethodNotAllowed'}
+        '414': {$ref: '#/components/responses/URITooLong'}
+        '431': {$ref: '#/components/responses/HeaderFieldsTooLarge'}
+        '503': {$ref: '#/components/responses/ServiceUnavailable'}
+    head:
+      operationId: headPicsumInfo
+      tags: [picsum]
+      summary: The header fields of the matching GET, without the body.
+      responses: *picsumInfoResponses
+
+  /seed/{seed}/{size}:
+    summary: 'Lorem Picsum: the square image a seed picks.'
+    description: |
+      `302` as for `/{size}`, to the image a stable hash of the seed picks among the library's
+      images in path order: the same seed gives the same image on every replica and after
+      restarts, while the library is the same.
+    parameters:
+      - $ref: '#/components/parameters/PicsumSeed'
+      - $ref: '#/components/parameters/PicsumSize'
+      - $ref: '#/components/parameters/PicsumGrayscale'
+      - $ref: '#/components/parameters/PicsumBlur'
+      - $ref: '#/components/parameters/PicsumRandom'
+      - $ref: '#/components/parameters/s'
+    get:
+      operationId: getPicsumSeededSquare
+      tags: [picsum]
+      summary: Redirect to the square image a seed picks.
+      responses: *picsumRedirectResponses
+    head:
+      operationId: headPicsumSeededSquare
+      tags: [picsum]
+      summary: The header fields of the matching GET, without the body.
+      responses: *picsumRedirectResponses
+
+  /seed/{seed}/{width}/{height}:
+    summary: 'Lorem Picsum: the image a seed picks, at width x height.'
+    description: '`302` as for `/seed/{seed}/{size}`.'
+    parameters:
+      - $ref: '#/components/parameters/PicsumSeed'
+      - $ref: '#/components/parameters/PicsumWidth'
+      - $ref: '#/components/parameters/PicsumHeight'
+      - $ref: '#/components/parameters/PicsumGrayscale'
+      - $ref: '#/components/parameters/PicsumBlur'
+      - $ref: '#/components/parameters/PicsumRandom'
+      - $ref: '#/components/parameters/s'
+    get:
+      operationId: getPicsumSeeded
+      tags: [picsum]
+      summary: Redirect to the image a seed picks.
+      responses: *picsumRedirectResponses
+    head:
+      operationId: headPicsumSeeded
+      tags: [picsum]
+      summary: The header fields of the matching GET, without the body.
+      responses: *picsumRedirectResponses
+
+  /seed/{seed}/info:
+    summary: 'Lorem Picsum: the image a seed picks, described as `/v2/list` describes it.'
+    description: '`Cache-Control: no-store`.'
+    parameters:
+      - $ref: '#/components/parameters/PicsumSeed'
+    get:
+      operationId: getPicsumSeedInfo
+      tags: [picsum]
+      summary: The Picsum fields of the image a seed picks.
+      responses: *picsumInfoResponses
+    head:
+      operationId: headPicsumSeedInfo
+      tags: [picsum]
+      summary: The header fields of the matching GET, without the body.
+      responses: *picsumInfoResponses
+
+  /v2/list:
+    summary: 'Lorem Picsum: the library''s images with Picsum''s fields, a page at a time.'
+    description: |
+      In path order. Paging is read as Picsum reads it, forgiving: a missing, malformed or
+      small `limit` is 30 and a larger one than 100 is 100; a missing, malformed or small
+      `page` is 1; a page past the end is an empty array; other parameters are ignored.
+      `Link` names the previous page (after the first) and the next (while more images
+      exist). `Cache-Control: no-store`: the URLs name the host the request named.
+    parameters:
+      - $ref: '#/components/parameters/PicsumPage'
+      - $ref: '#/components/parameters/PicsumLimit'
+    get:
+      operationId: listPicsumImages
+      tags: [picsum]
+      summary: List the library's images as Picsum does.
+      responses: &picsumListResponses
+        '200': {$ref: '#/components/responses/PicsumList'}
+        '405': {$ref: '#/components/responses/MethodNotAllowed'}
+        '414': {$ref: '#/components/responses/URITooLong'}
+        '431': {$ref: '#/components/responses/HeaderFieldsTooLarge'}
+        '503': {$ref: '#/components/responses/ServiceUnavailable'}
+    head:
+      operationId: headPicsumImageList
+      tags: [picsum]
+      summary: The header fields of the matching GET, without the body.
+      responses: *picsumListResponses
+
 components:
   securitySchemes:
     bearerAuth:
@@ -1041,6 +1299,116 @@ components:
         minimum: 1
       example: 640
 
+    PicsumSize:
+      name: size
+      in: path
+      required: true
+      description: |
+        Both sides in pixels, 0 (the image's own) to 5000 or `limits.max_dimension` if smaller
+        (else `400` naming `size`), optionally followed by `.jpg` (JPEG, the default) or
+        `.webp` (WebP); another suffix is `400` naming `extension`.
+      schema:
+        type: string
+        pattern: '^[0-9]{1,4}(\.(jpg|webp))?$'
+      example: '200'
+    PicsumWidth:
+      name: width
+      in: path
+      required: true
+      description: Width in pixels, 0 (the image's own) to 5000 or `limits.max_dimension` if smaller.
+      schema:
+        type: string
+        pattern: '^[0-9]{1,4}$'
+      example: '300'
+    PicsumHeight:
+      name: height
+      in: path
+      required: true
+      description: Height in pixels, as `width`, optionally followed by `.jpg` or `.webp` as `size`.
+      schema:
+        type: string
+        pattern: '^[0-9]{1,4}(\.(jpg|webp))?$'
+      example: '200'
+    PicsumID:
+      name: id
+      in: path
+      required: true
+      description: |
+        An image's id, as `/v2/list` gives it: a number derived from the image's library path
+        alone (a stable hash of it below a million), the same on every replica, unchanged
+        when other images are added or removed. Not a number: `400` naming `id`; no such
+        image: `404`. (The example is the demo library's `photos/photo-01.jpg`.)
+      schema:
+        type: string
+        pattern: '^[0-9]{1,9}$'
+      example: '603004'
+    PicsumSeed:
+      name: seed
+      in: path
+      required: true
+      description: Any text; the same seed picks the same image while the library is the same.
+      schema:
+        type: string
+        minLength: 1
+        pattern: '^[A-Za-z0-9_-]+$'
+      example: picsum
+    PicsumImage:
+      name: image
+      in: query
+      required: false
+      deprecated: true
+      description: 'Picsum''s deprecated form of `/id/{id}/...`, on the random routes only; not a number is `400` naming `image`.'
+      schema:
+        type: string
+        pattern: '^[0-9]{1,9}$'
+      example: '603004'
+    PicsumGrayscale:
+      name: grayscale
+      in: query
+      required: false
+      allowEmptyValue: true
+      description: 'Present, with any value or none (`?grayscale`): a greyscale image.'
+      schema:
+        type: string
+    PicsumBlur:
+      name: blur
+      in: query
+      required: false
+      allowEmptyValue: true
+      description: |
+        Blur with a Gaussian of this sigma, 1 to 10 (another number is `400` naming `blur`);
+        given alone, or with a value that is not a whole number, 5.
+      schema:
+        type: string
+        pattern: '^([1-9]|10)?$'
+    PicsumRandom:
+      name: random
+      in: query
+      required: false
+      description: Accepted and ignored (pages use it to keep browsers from reusing one answer).
+      schema:
+        type: string
+    PicsumPage:
+      name: page
+      in: query
+      required: false
+      description: The page, from 1; anything else is 1.
+      schema:
+        type: integer
+        minimum: 1
+        default: 1
+      example: 1
+    PicsumLimit:
+      name: limit
+      in: query
+      required: false
+      description: Items per page, 1 to 100 (more is 100; less, or not a number, is 30).
+      schema:
+        type: integer
+        minimum: 1
+        maximum: 100
+        default: 30
+      example: 30
   headers:
     ETag:
       description: Strong, quoted; the same URL and source give the same ETag across restarts and replicas.
@@ -1163,6 +1531,39 @@ components:
       schema:
         const: Sec-CH-DPR, Sec-CH-Width, Sec-CH-Viewport-Width
 
+    Picsum-ID:
+      description: The id of the image shown.
+      required: true
+      schema:
+        type: string
+        pattern: '^[0-9]+$'
+    Content-Disposition-picsum:
+      description: Picsum's download name, `{id}-{w}x{h}[-blur_N][-grayscale].{ext}`.
+      required: true
+      schema:
+        type: string
+        pattern: '^inline; filename="[0-9]+-[0-9]+x[0-9]+(-blur_[0-9]+)?(-grayscale)?\.(jpg|webp)"$'
+    Access-Control-Allow-Origin:
+      description: Any origin may read the answer.
+      required: true
+      schema:
+        const: '*'
+    Access-Control-Expose-Headers:
+      description: The fields scripts of other origins may read.
+      required: true
+      schema:
+        const: Picsum-ID, Link
+    Location-picsum:
+      description: 'The chosen image''s id URL, relative: `/id/{id}/{w}/{h}.{ext}`, then `?blur=N`, `grayscale` and `s` as they apply.'
+      required: true
+      schema:
+        type: string
+        pattern: '^/id/[0-9]+/[0-9]+/[0-9]+\.(jpg|webp)(\?[^\s]*)?$'
+    Link-picsum:
+      description: 'The previous page (after the first) and the next (while more images exist), absolute on the host the request named: `<http://host/v2/list?page=N&limit=M>; rel="prev", <...>; rel="next"`.'
+      schema:
+        type: string
+        pattern: '^<[^>]*/v2/list\?page=[1-9][0-9]*&limit=[1-9][0-9]*>; rel="(prev|next)"(, <[^>]*/v2/list\?page=[1-9][0-9]*&limit=[1-9][0-9]*>; rel="next")?$'
   responses:
     Image:
       description: |
@@ -1577,6 +1978,92 @@ components:
               - $ref: '#/components/schemas/Problem'
               - properties: {status: {const: 504}}
 
+    PicsumImage:
+      description: 'The image, exactly the size asked. HEAD: these header fields, no body.'
+      headers:
+        Content-Length: {$ref: '#/components/headers/Content-Length'}
+        ETag: {$ref: '#/components/headers/ETag'}
+        Last-Modified: {$ref: '#/components/headers/Last-Modified'}
+        Cache-Control: {$ref: '#/components/headers/Cache-Control'}
+        Accept-Ranges: {$ref: '#/components/headers/Accept-Ranges'}
+        X-Cache: {$ref: '#/components/headers/X-Cache'}
+        Server-Timing: {$ref: '#/components/headers/Server-Timing'}
+        Picsum-ID: {$ref: '#/components/headers/Picsum-ID'}
+        Content-Disposition: {$ref: '#/components/headers/Content-Disposition-picsum'}
+        Access-Control-Allow-Origin: {$ref: '#/components/headers/Access-Control-Allow-Origin'}
+        Access-Control-Expose-Headers: {$ref: '#/components/headers/Access-Control-Expose-Headers'}
+      content:
+        image/jpeg: {}
+        image/webp: {}
+    PicsumImagePartial:
+      description: 'Part of the image, as for any thumbnail. HEAD: these header fields, no body.'
+      headers:
+        Content-Range: {$ref: '#/components/headers/Content-Range'}
+        Content-Length: {$ref: '#/components/headers/Content-Length'}
+        ETag: {$ref: '#/components/headers/ETag'}
+        Last-Modified: {$ref: '#/components/headers/Last-Modified'}
+        Cache-Control: {$ref: '#/components/headers/Cache-Control'}
+        Accept-Ranges: {$ref: '#/components/headers/Accept-Ranges'}
+        X-Cache: {$ref: '#/components/headers/X-Cache'}
+        Server-Timing: {$ref: '#/components/headers/Server-Timing'}
+        Picsum-ID: {$ref: '#/components/headers/Picsum-ID'}
+        Content-Disposition: {$ref: '#/components/headers/Content-Disposition-picsum'}
+        Access-Control-Allow-Origin: {$ref: '#/components/headers/Access-Control-Allow-Origin'}
+        Access-Control-Expose-Headers: {$ref: '#/components/headers/Access-Control-Expose-Headers'}
+      content:
+        image/jpeg: {}
+        image/webp: {}
+        multipart/byteranges: {}
+    PicsumImageNotModified:
+      description: Not modified; the validators and the image's fields, no body.
+      headers:
+        ETag: {$ref: '#/components/headers/ETag'}
+        Last-Modified: {$ref: '#/components/headers/Last-Modified'}
+        Cache-Control: {$ref: '#/components/headers/Cache-Control'}
+        Picsum-ID: {$ref: '#/components/headers/Picsum-ID'}
+        Access-Control-Allow-Origin: {$ref: '#/components/headers/Access-Control-Allow-Origin'}
+    PicsumRedirect:
+      description: 'To the chosen image''s id URL; never stored. No body.'
+      headers:
+        Location: {$ref: '#/components/headers/Location-picsum'}
+        Cache-Control: {$ref: '#/components/headers/Cache-Control-no-store'}
+        Access-Control-Allow-Origin: {$ref: '#/components/headers/Access-Control-Allow-Origin'}
+        Access-Control-Expose-Headers: {$ref: '#/components/headers/Access-Control-Expose-Headers'}
+    PicsumInfo:
+      description: 'One image with Picsum''s fields. HEAD: these header fields, no body.'
+      headers:
+        Cache-Control: {$ref: '#/components/headers/Cache-Control-no-store'}
+        Access-Control-Allow-Origin: {$ref: '#/components/headers/Access-Control-Allow-Origin'}
+      content:
+        application/json:
+          schema: {$ref: '#/components/schemas/PicsumImage'}
+          example:
+            id: '603004'
+            author: Charles Barbin
+            width: 2560
+            height: 1600
+            url: http://localhost:8080/img/photos/photo-01.jpg
+            download_url: http://localhost:8080/id/603004/2560/1600
+    PicsumList:
+      description: 'A page of images with Picsum''s fields, in path order. HEAD: these header fields, no body.'
+      headers:
+        Cache-Control: {$ref: '#/components/headers/Cache-Control-no-store'}
+        Access-Control-Allow-Origin: {$ref: '#/components/headers/Access-Control-Allow-Origin'}
+        Access-Control-Expose-Headers: {$ref: '#/components/headers/Access-Control-Expose-Headers'}
+        Link: {$ref: '#/components/headers/Link-picsum'}
+      content:
+        application/json:
+          schema:
+            type: array
+            maxItems: 100
+            items: {$ref: '#/components/schemas/PicsumImage'}
+          example:
+            - id: '603004'
+              author: Charles Barbin
+              width: 2560
+              height: 1600
+              url: http://localhost:8080/img/photos/photo-01.jpg
+              download_url: http://localhost:8080/id/603004/2560/1600
   schemas:
     Problem:
       description: An RFC 9457 problem, the body of every 4xx and 5xx answer.
@@ -1720,6 +2207,35 @@ components:
       properties:
         status:
           const: draining
+    PicsumImage:
+      description: One image as Lorem Picsum describes its photos.
+      type: object
+      additionalProperties: false
+      required: [id, author, width, height, url, download_url]
+      properties:
+        id:
+          description: The image's id (see `/id/{id}/...`), a number as a string.
+          type: string
+          pattern: '^[0-9]+$'
+        author:
+          description: The image's EXIF Artist, else its XMP creators joined with `, `; empty when it names nobody.
+          type: string
+        width:
+          description: Width in pixels after EXIF orientation.
+          type: integer
+          minimum: 1
+        height:
+          description: Height in pixels after EXIF orientation.
+          type: integer
+          minimum: 1
+        url:
+          description: The original, `/img/{path}` (signed when signing is on), absolute on the host the request named.
+          type: string
+          pattern: '/img/'
+        download_url:
+          description: The image at its own size, `/id/{id}/{width}/{height}` (signed when signing is on), absolute.
+          type: string
+          pattern: '/id/[0-9]+/[0-9]+/[0-9]+'
 """####
 
     static let representation = Representation(contentType: "application/yaml", body: .text(yaml),

@@ -12,9 +12,10 @@ struct ThumbnailEndpoint: Sendable {
     /// Answers `request` with a thumbnail of `transform`: sizes from the request's Client
     /// Hints when it asks for them (a 400 when `w=auto` has none), the format negotiated from
     /// `Accept` when it says `fm=auto`; at once from a tier on a hit, later (from the worker
-    /// pool) otherwise.
+    /// pool) otherwise. `finish`, when given, adds a route's own fields to the answer (the
+    /// Picsum routes'); `/img` and `/proxy` give none, so their hits stay as prepared.
     func answer(_ request: HTTPRequest, transform: TransformRequest, of source: some ThumbnailSource,
-                responder: HTTPResponder, memo: IdentityMemo? = nil) throws(ParameterError) {
+                responder: HTTPResponder, memo: IdentityMemo? = nil, finish: Finish? = nil) throws(ParameterError) {
         let (resolved, dpr) = try transform.resolved(with: ClientHints(request.headers))
         var variance = AnswerVariance(negotiatedFormat: transform.negotiatesFormat)
         if let use = transform.hints {
@@ -30,10 +31,15 @@ struct ThumbnailEndpoint: Sendable {
                                          })
         let version = source.knownVersion
         if let hit = service.cached(thumbnail, of: source, at: version) {
-            return responder.respond(presenter.response(to: request, hit, variance: variance))
+            var response = presenter.response(to: request, hit, variance: variance)
+            finish?(&response)
+            return responder.respond(response)
         }
-        service.make(thumbnail, of: source, at: version, for: waiter(responder, request, variance))
+        service.make(thumbnail, of: source, at: version, for: waiter(responder, request, variance, finish))
     }
+
+    /// Fields a route adds to each answer it gets from here.
+    typealias Finish = @Sendable (inout HTTPResponse) -> Void
 
     /// Answers `request` with the source as it is (a remote original), fetched once for
     /// every request that asks for it meanwhile.
@@ -41,8 +47,13 @@ struct ThumbnailEndpoint: Sendable {
         service.original(of: source, for: waiter(responder, request, .none))
     }
 
-    private func waiter(_ responder: HTTPResponder, _ request: HTTPRequest, _ variance: AnswerVariance) -> ThumbnailService.Waiter {
+    private func waiter(_ responder: HTTPResponder, _ request: HTTPRequest, _ variance: AnswerVariance,
+                        _ finish: Finish? = nil) -> ThumbnailService.Waiter {
         ThumbnailService.Waiter(isCancelled: { responder.isCancelled },
-                                deliver: { [presenter] answer in responder.respond(presenter.response(to: request, answer, variance: variance)) })
+                                deliver: { [presenter] answer in
+                                    var response = presenter.response(to: request, answer, variance: variance)
+                                    finish?(&response)
+                                    responder.respond(response)
+                                })
     }
 }

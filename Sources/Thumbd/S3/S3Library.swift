@@ -77,7 +77,7 @@ struct S3Library: LibraryBackend {
     }
 
     func answer(_ request: HTTPRequest, path: LibraryPath, transform: TransformRequest?, thumbnails: ThumbnailEndpoint,
-                memo: IdentityMemo?, responder: HTTPResponder) throws {
+                memo: IdentityMemo?, finish: ThumbnailEndpoint.Finish?, responder: HTTPResponder) throws {
         let key = location.key(path)
         guard let transform else {
             let accepted = pool.submit { [passthrough] in
@@ -89,14 +89,14 @@ struct S3Library: LibraryBackend {
         }
         let source = S3Source(key: key, objects: objects, clock: clock)
         guard let mark = transform.options.watermark?.path, s3Watermarks.needsFetch(mark) else {
-            return try thumbnails.answer(request, transform: transform, of: source, responder: responder, memo: memo)
+            return try thumbnails.answer(request, transform: transform, of: source, responder: responder, memo: memo, finish: finish)
         }
         // A watermark never seen is fetched on a worker before the answer can name its version.
         let accepted = pool.submit { [s3Watermarks] in
             guard !responder.isCancelled else { return }
             do {
                 if let failure = s3Watermarks.prepare(mark) { throw failure }
-                try thumbnails.answer(request, transform: transform, of: source, responder: responder, memo: memo)
+                try thumbnails.answer(request, transform: transform, of: source, responder: responder, memo: memo, finish: finish)
             } catch {
                 responder.respond(Problems.response(for: error))
             }

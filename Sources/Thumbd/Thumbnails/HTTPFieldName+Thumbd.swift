@@ -6,4 +6,6 @@ extension HTTPFieldName {
     static let xCache: Self = "X-Cache"
     /// The listing's total number of images.
     static let xTotalCount: Self = "X-Total-Count"
+    /// The id of the image a Picsum-compatible answer shows.
+    static let picsumID: Self = "Picsum-ID"
 }

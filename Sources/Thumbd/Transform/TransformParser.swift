@@ -17,9 +17,12 @@ struct TransformParser: Sendable {
     /// unwatermarked: a watermark protects what the server makes, not the files it serves).
     func transform(_ query: QueryParameters) throws(ParameterError) -> TransformRequest? {
         guard TransformRequest.asksForTransform(query) else { return nil }
-        return try TransformRequest(query: query, presets: presets, defaults: .init(maxDimension: maxDimension, quality: defaultQuality,
-                                                                                    progressive: defaultProgressive, watermark: watermark,
-                                                                                    watermarkOptional: watermarkOptional,
-                                                                                    avifEffort: avifEffort))
+        return try TransformRequest(query: query, presets: presets, defaults: defaults)
+    }
+
+    /// The server's settings a request's missing values come from.
+    var defaults: TransformRequest.Defaults {
+        .init(maxDimension: maxDimension, quality: defaultQuality, progressive: defaultProgressive, watermark: watermark,
+              watermarkOptional: watermarkOptional, avifEffort: avifEffort)
     }
 }
