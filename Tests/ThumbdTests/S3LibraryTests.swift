@@ -216,7 +216,8 @@ import WireCoding
         #expect(try f.s3Requests("get") == 2)
         _ = try f.get(target)
         // Waits for the worker's HEAD and fetch of the new watermark (an event, polled).
-        for _ in 0..<1000 where try f.s3Requests("get") < 3 { usleep(10_000) }
+        for _ in 0..<400 where try f.s3Requests("get") < 3 { usleep(50_000) }
+        #expect(try f.s3Requests("head") >= 1 && f.s3Requests("get") == 3)
         let redrawn = try f.get(target)
         #expect(redrawn.header("ETag") != marked.header("ETag") && redrawn.header("X-Cache") == "miss")
         let corner = try VipsImage.decode(redrawn.body).pixel(x: 5, y: 5)
