@@ -18,6 +18,8 @@ bench/operations.sh
 echo
 bench/avif_effort.sh
 echo
+bench/shared_decode.sh
+echo
 bench/soak_rss.sh
 echo
 bench/memory_storm.sh

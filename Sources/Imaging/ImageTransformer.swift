@@ -13,21 +13,33 @@ public enum ImageTransformer {
         public var format: OutputFormat
         public var width: Int
         public var height: Int
+        /// The size of the shared decode it was resized from, when it was (`SharedDecode`):
+        /// another resampling path than from the bytes, so another ETag.
+        public var sharedDecode: (width: Int, height: Int)?
     }
 
     /// Without `options.format`, the format every client decodes: PNG for an image with
     /// alpha, JPEG otherwise (`OutputFormat.universal`). `watermark`: the encoded watermark
     /// image when `options.watermark` is set.
+    /// `shared`: a decode of the same source made for several sizes at once (`SharedDecode`),
+    /// used when it serves this one (`SharedDecode.serves`) and gives the plan's exact size.
     public static func transform(_ data: [UInt8], header: ImageHeader, options: TransformOptions,
-                                 watermark: [UInt8]? = nil) throws(ImagingError) -> Output {
+                                 watermark: [UInt8]? = nil, shared: SharedDecode? = nil) throws(ImagingError) -> Output {
         let format = options.format ?? .universal(hasAlpha: header.hasAlpha)
         let animated = options.keepsFrames && header.pages > 1
         guard options.page <= header.pages else {
             throw .badParameter(name: "page", detail: "page \(options.page) is past the source's \(header.pages) page(s)")
         }
         let decoded: VipsImage
+        var usedShared: SharedDecode?
         do {
-            var image = try decode(data, header: header, options: options, animated: animated)
+            var image: VipsImage
+            if let shared, shared.serves(options, header: header), let resized = try shared.resized(for: options, header: header) {
+                image = resized
+                usedShared = shared
+            } else {
+                image = try decode(data, header: header, options: options, animated: animated)
+            }
             image = try finish(image, options: options, format: format, watermark: watermark)
             // Decoding is lazy: a truncated source fails here, while pixels are pulled, so
             // that a failure while encoding is the encoder's (a server error, not the client's).
@@ -39,7 +51,8 @@ public enum ImageTransformer {
             throw .undecodable((error as? VipsCallError)?.message ?? "\(error)")
         }
         let bytes = try encode(decoded, format: format, options: options)
-        return Output(bytes: bytes, format: format, width: decoded.width, height: animated ? decoded.frameHeight : decoded.height)
+        return Output(bytes: bytes, format: format, width: decoded.width, height: animated ? decoded.frameHeight : decoded.height,
+                      sharedDecode: usedShared.map { ($0.width, $0.height) })
     }
 
     /// The source decoded, cut (`rect`, `trim`) and resized to the plan: shrink-on-load from
@@ -106,6 +119,12 @@ public enum ImageTransformer {
                                    fixed.interest == .none ? TV_SIZE_FORCE : TV_SIZE_BOTH, fixed.interest.shimCrop, $0)
             }
         }
+        return try placed(image, plan: plan, options: options)
+    }
+
+    /// A resized image cut to the plan's region, in sRGB, centred on its canvas (`fit=pad`).
+    static func placed(_ resized: VipsImage, plan: ResizePlan, options: TransformOptions) throws -> VipsImage {
+        var image = resized
         if let region = plan.extract {
             let source = image
             image = try VipsImage.make { tv_extract(source.pointer, Int32(region.left), Int32(region.top),

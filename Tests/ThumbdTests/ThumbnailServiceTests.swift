@@ -106,6 +106,46 @@ final class Answers: Sendable {
         #expect(etags.count == 1)
     }
 
+    @Test func queuedMissesOfOneSourceAreMadeFromOneLoadAndOneDecode() throws {
+        let thumbnails = service(workers: 1)
+        // The one worker is held by another source while the sizes of this one queue up.
+        let blocker = StubSource("held", bytes: Self.photo, gated: true)
+        let held = Answers()
+        thumbnails.make(try request("w=50"), of: blocker, at: blocker.knownVersion, for: held.waiter())
+        let source = StubSource("grid", bytes: Self.photo)
+        let queries = ["w=80", "w=160&h=160&fit=cover", "w=320", "w=100&rect=0,0,320,240"]
+        let answers = queries.map { _ in Answers() }
+        for (query, answer) in zip(queries, answers) {
+            thumbnails.make(try request(query), of: source, at: source.knownVersion, for: answer.waiter())
+        }
+        blocker.gate.signal()
+        var etags: [String] = []
+        for (query, answer) in zip(queries, answers) {
+            guard case .variant(let made) = answer.wait(for: 1).first else {
+                Issue.record("no variant for \(query)")
+                return
+            }
+            let header = try ImageHeader.read(made.variant.bytes)
+            let expected = ["w=80": (80, 60), "w=160&h=160&fit=cover": (160, 160), "w=320": (320, 240), "w=100&rect=0,0,320,240": (100, 75)][query]!
+            #expect(header.width == expected.0 && header.height == expected.1, "\(query)")
+            etags.append(made.variant.etag)
+        }
+        _ = held.wait(for: 1)
+        #expect(source.loads.count == 1 && thumbnails.transformsRun.count == 5)
+        // Resized from the shared decode: other ETags than the same sizes made alone; the
+        // region, which cannot share, the same.
+        let alone = service()
+        for (query, etag) in zip(queries, etags) {
+            let answer = Answers()
+            alone.make(try request(query), of: source, at: source.knownVersion, for: answer.waiter())
+            guard case .variant(let made) = answer.wait(for: 1).first else {
+                Issue.record("no variant")
+                return
+            }
+            #expect((made.variant.etag == etag) == query.contains("rect"), "\(query)")
+        }
+    }
+
     @Test func aSourceWhoseVersionIsUnknownIsLoadedBeforeItsKeyExistsAndSharesIt() throws {
         let thumbnails = service()
         let source = StubSource("c", bytes: Self.photo, versionKnown: false)

@@ -49,10 +49,12 @@ struct ThumbnailIdentity: Sendable {
         return "\(source.text)|\(request.transform.options.canonicalText)|\(tag)" + (request.watermark.map { "|wm=" + $0.version } ?? "")
     }
 
-    /// The ETag of a made thumbnail: the versions it depends on (`versions`) and its final
-    /// options (format settled).
-    static func etag(sourceVersion: String, options: TransformOptions) -> String {
-        "t" + StableHash.hex128(sourceVersion + "|" + options.canonicalText)
+    /// The ETag of a made thumbnail: the versions it depends on (`versions`), its final
+    /// options (format settled) and, when it was resized from a decode shared with other sizes,
+    /// that decode's size (another resampling path gives other bytes: never one ETag for both).
+    static func etag(sourceVersion: String, options: TransformOptions, sharedDecode: (width: Int, height: Int)? = nil) -> String {
+        let path = sharedDecode.map { "|shared=\($0.width)x\($0.height)" } ?? ""
+        return "t" + StableHash.hex128(sourceVersion + path + "|" + options.canonicalText)
     }
 
     /// The ETag of a remote original served as it is.

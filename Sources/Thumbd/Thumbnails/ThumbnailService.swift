@@ -21,6 +21,8 @@ final class ThumbnailService: Sendable {
     let store: VariantStore
     let pool: WorkerPool
     let flights = SingleFlight<ThumbnailAnswer>()
+    /// Misses queued per source (and page), made together from one load and one decode.
+    let batches = SourceBatches()
     /// Transforms run to completion (successful or not); dropped and refused ones do not count.
     let transformsRun = Counter()
     private let limits: Limits
@@ -54,7 +56,23 @@ final class ThumbnailService: Sendable {
         }
         let flight = version.map { request.identity(of: source.name, at: $0).key.hash }
             ?? ThumbnailIdentity.flightKey(source: source.name, request: request)
-        run(flight, waiter) { [self] in produce(request, of: source, versionKnownEarlier: version != nil) }
+        guard flights.join(flight, waiter) else { return }
+        let batch = "\(source.name.text)|\(request.transform.options.page)"
+        batches.add(batch, SourceBatches.Item(flight: flight, request: request, versionKnownEarlier: version != nil))
+        let accepted = pool.submit { [self] in
+            // Another miss of this source started first and makes this one too.
+            guard let items = batches.take(batch, for: flight) else { return }
+            let wanted = items.filter { !flights.abandonIfUnwanted($0.flight) }
+            if wanted.count == 1, let only = wanted.first {
+                flights.finish(only.flight, with: produce(only.request, of: source, versionKnownEarlier: only.versionKnownEarlier))
+            } else if !wanted.isEmpty {
+                makeAll(wanted, of: source)
+            }
+        }
+        if !accepted {
+            batches.remove(batch, flight)
+            flights.finish(flight, with: .failed(.overloaded))
+        }
     }
 
     /// The source as it is (a remote original without parameters), fetched on the pool once
@@ -118,9 +136,58 @@ final class ThumbnailService: Sendable {
         }
     }
 
+    /// Worker thread: several misses of one source (a grid's 1x, 2x and detail sizes asked
+    /// together), each answered as soon as it is made: the version checked and the source
+    /// loaded once, what a tier holds answered from it, and the rest resized from one shared
+    /// decode (`SharedDecode`) where they can be.
+    private func makeAll(_ items: [SourceBatches.Item], of source: some ThumbnailSource) {
+        var pending = items
+        func answerAll(_ answer: ThumbnailAnswer) {
+            for item in pending { flights.finish(item.flight, with: answer) }
+        }
+        func answerFromTiers(_ version: SourceVersion) {
+            pending.removeAll { item in
+                guard let found = store.variant(item.request.identity(of: source.name, at: version).key) else { return false }
+                flights.finish(item.flight, with: .variant(VariantAnswer(variant: found.variant, tier: found.tier, steps: [])))
+                return true
+            }
+        }
+        let everyVersionKnown = items.allSatisfy(\.versionKnownEarlier)
+        if !everyVersionKnown, let checked = source.checkedVersion() {
+            switch checked {
+            case .failure(let failure): return answerAll(.failed(failure))
+            case .success(let version): answerFromTiers(version)
+            }
+        }
+        let loaded: LoadedSource
+        switch source.load() {
+        case .success(let value): loaded = value
+        case .failure(let failure): return answerAll(.failed(failure))
+        }
+        guard loaded.bytes.count <= limits.maxSourceBytes else {
+            return answerAll(.failed(.sourceTooLarge(bytes: loaded.bytes.count, limit: limits.maxSourceBytes)))
+        }
+        if !everyVersionKnown { answerFromTiers(loaded.version) }
+        let identities = pending.map { $0.request.identity(of: source.name, at: loaded.version) }
+        // Within the pixel limit first: a source over it is refused by each transform below.
+        var shared: SharedDecode?
+        if identities.count > 1, let header = try? ImageTransformer.checkedHeader(loaded.bytes, maxPixels: limits.maxSourcePixels) {
+            shared = try? SharedDecode(loaded.bytes, header: header, for: identities.map(\.options))
+        }
+        for (item, identity) in zip(pending, identities) {
+            switch transform(loaded, identity, item.request, shared: shared) {
+            case .success(let (variant, seconds)):
+                store.store(identity.key, variant)
+                flights.finish(item.flight, with: .variant(VariantAnswer(variant: variant, tier: nil, steps: [loaded.step, .transform(seconds)])))
+            case .failure(let error):
+                flights.finish(item.flight, with: .failed(.imaging(error)))
+            }
+        }
+    }
+
     /// The transform step, counted and timed. Worker thread.
-    private func transform(_ source: LoadedSource, _ identity: ThumbnailIdentity, _ request: ThumbnailRequest)
-        -> Result<(CachedVariant, seconds: Double), ImagingError> {
+    private func transform(_ source: LoadedSource, _ identity: ThumbnailIdentity, _ request: ThumbnailRequest,
+                           shared: SharedDecode? = nil) -> Result<(CachedVariant, seconds: Double), ImagingError> {
         let started = clock.now()
         defer { transformsRun.increment() }
         do throws(ImagingError) {
@@ -133,13 +200,15 @@ final class ThumbnailService: Sendable {
                 }
                 watermark = bytes
             }
-            let output = try ImageTransformer.transform(source.bytes, header: header, options: identity.options, watermark: watermark)
+            let output = try ImageTransformer.transform(source.bytes, header: header, options: identity.options, watermark: watermark,
+                                                        shared: shared)
             let seconds = clock.now() - started
             var final = identity.options
             final.format = output.format
             final.normalize()
             let variant = CachedVariant(bytes: output.bytes, contentType: output.format.mediaType,
-                                        etag: ThumbnailIdentity.etag(sourceVersion: identity.versions, options: final),
+                                        etag: ThumbnailIdentity.etag(sourceVersion: identity.versions, options: final,
+                                                                     sharedDecode: output.sharedDecode),
                                         lastModified: source.version.lastModified)
             metrics.recordTransform(format: output.format.rawValue, ok: true, seconds: seconds)
             return .success((variant, seconds))

@@ -1,0 +1,65 @@
+import CVipsShim
+import ThumbdProtocol
+
+/// One decode of a source for several of its thumbnails at once: a grid asks one photo at 1x,
+/// 2x and a detail size together, and each would otherwise decode it again. The source is
+/// decoded once, oriented, at the smallest scale every size can be resized down from (JPEG and
+/// WebP shrink-on-load), held in memory, and each thumbnail is resized from it. Only plain
+/// resizes of one still raster page share (no `rect`, `trim`, kept frames or vector source).
+/// Resizing from the shared decode is another resampling path than from the bytes: callers
+/// give its outputs their own ETags (`Output.sharedDecode`). Use it on one thread.
+public final class SharedDecode: @unchecked Sendable {
+    let image: VipsImage
+    let page: Int
+    public var width: Int { image.width }
+    public var height: Int { image.height }
+
+    /// The decode serving every one of `options` (at least one), or nil when none can share one.
+    public init?(_ data: [UInt8], header: ImageHeader, for options: [TransformOptions]) throws(ImagingError) {
+        let sharing = options.filter { Self.canShare($0, header: header) }
+        guard let first = sharing.first, sharing.allSatisfy({ $0.page == first.page }) else { return nil }
+        let (sourceWidth, sourceHeight) = header.orientedSize
+        let w = Double(sourceWidth), h = Double(sourceHeight)
+        // The largest scale any of them resizes the source by, at most 1 (enlarging resizes up from the full size).
+        let scale = min(1, sharing.map { options in
+            let plan = ResizePlan.make(sourceWidth: sourceWidth, sourceHeight: sourceHeight, options: options)
+            return max(Double(plan.thumbnailWidth) / w, Double(plan.thumbnailHeight) / h)
+        }.max()!)
+        let boxWidth = Int32(min(w, (w * scale).rounded(.up) + 1)), boxHeight = Int32(min(h, (h * scale).rounded(.up) + 1))
+        let page = Int32(first.page - 1)
+        do {
+            let loaded = try data.withUnsafeBytes { raw in
+                VipsImage.attempt { tv_thumbnail_page(raw.baseAddress, raw.count, boxWidth, boxHeight, TV_SIZE_DOWN, TV_CROP_NONE, page, $0) }
+            }.get()
+            // Decoded into memory once: every size reads it again.
+            image = try VipsImage.make { tv_materialize(loaded.pointer, $0) }
+        } catch {
+            throw .undecodable((error as? VipsCallError)?.message ?? "\(error)")
+        }
+        self.page = first.page
+    }
+
+    /// Whether `options` can be made from a shared decode of its source at all.
+    public static func canShare(_ options: TransformOptions, header: ImageHeader) -> Bool {
+        options.region == nil && options.trim == nil && !(options.keepsFrames && header.pages > 1) && !header.isVector
+    }
+
+    /// Whether this decode serves `options`: it can share one, of the same page.
+    func serves(_ options: TransformOptions, header: ImageHeader) -> Bool {
+        Self.canShare(options, header: header) && options.page == page
+    }
+
+    /// `options`' thumbnail resized from this decode, placed as from the bytes; nil when its size
+    /// is not the plan's to the pixel (then it is made from the bytes, as alone).
+    func resized(for options: TransformOptions, header: ImageHeader) throws -> VipsImage? {
+        let (sourceWidth, sourceHeight) = header.orientedSize
+        let plan = ResizePlan.make(sourceWidth: sourceWidth, sourceHeight: sourceHeight, options: options)
+        let base = image
+        let resized = try VipsImage.make {
+            tv_thumbnail_image(base.pointer, Int32(plan.thumbnailWidth), Int32(plan.thumbnailHeight),
+                               plan.interest == .none ? TV_SIZE_FORCE : TV_SIZE_BOTH, plan.interest.shimCrop, $0)
+        }
+        guard resized.width == plan.thumbnailWidth, resized.height == plan.thumbnailHeight else { return nil }
+        return try ImageTransformer.placed(resized, plan: plan, options: options)
+    }
+}

@@ -1,0 +1,48 @@
+import Testing
+import ThumbdProtocol
+@testable import Imaging
+
+/// Several sizes of one source resized from one shared decode: the sizes of the plan to the
+/// pixel, pixels close to those made from the bytes, and what cannot share made as alone.
+@Suite struct SharedDecodeTests {
+    static let photo = try! ImageSynthesis.pattern(width: 2400, height: 1600, seed: 8).encode(.jpeg)
+
+    static func options(_ width: Int, height: Int? = nil, fit: TransformOptions.Fit = .contain) -> TransformOptions {
+        TransformOptions(width: width, height: height, fit: fit, format: .png)
+    }
+
+    @Test func everySizeComesOutAsFromTheBytes() throws {
+        let header = try ImageHeader.read(Self.photo)
+        let asked = [Self.options(120), Self.options(300, height: 300, fit: .cover), Self.options(640, height: 200, fit: .fill),
+                     Self.options(1000, height: 500, fit: .pad)]
+        let shared = try #require(try SharedDecode(Self.photo, header: header, for: asked))
+        // The largest scale asked is the padded one's (contained in 1000x500: 750x500 of
+        // 2400x1600), so the decode is about 750 px wide, not the source's 2400.
+        #expect(shared.width >= 750 && shared.width < 800)
+        for options in asked {
+            let alone = try ImageTransformer.transform(Self.photo, header: header, options: options)
+            let together = try ImageTransformer.transform(Self.photo, header: header, options: options, shared: shared)
+            #expect(together.sharedDecode?.width == shared.width && alone.sharedDecode == nil)
+            #expect(together.width == alone.width && together.height == alone.height, "\(options)")
+            let a = try VipsImage.decode(alone.bytes), b = try VipsImage.decode(together.bytes)
+            for (x, y) in [(alone.width / 2, alone.height / 2), (alone.width / 4, alone.height / 3)] {
+                let difference = zip(try a.pixel(x: x, y: y), try b.pixel(x: x, y: y)).map { abs($0 - $1) }.max() ?? 0
+                #expect(difference < 24, "\(options) at \(x),\(y): \(difference)")
+            }
+        }
+    }
+
+    @Test func whatCannotShareIsMadeFromTheBytes() throws {
+        let header = try ImageHeader.read(Self.photo)
+        var region = Self.options(100)
+        region.region = PixelRect(x: 0, y: 0, width: 400, height: 400)
+        #expect(try SharedDecode(Self.photo, header: header, for: [region]) == nil)
+        let shared = try #require(try SharedDecode(Self.photo, header: header, for: [Self.options(200), region]))
+        let cut = try ImageTransformer.transform(Self.photo, header: header, options: region, shared: shared)
+        #expect(cut.sharedDecode == nil && cut.width == 100 && cut.height == 100)
+        // Another page than the decode's is not served by it.
+        var second = Self.options(200)
+        second.page = 2
+        #expect(!shared.serves(second, header: header))
+    }
+}
