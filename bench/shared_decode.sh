@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One source, many sizes: 8 widths of one 4000 px JPEG (a grid's 1x, 2x and detail sizes)
 # asked at the same time, against the same 8 asked one after another (each a miss made alone),
-# in alternating rounds on one thumbd (limits.workers 2), every URL a miss (widths nudged per
+# in alternating rounds on one thumbd (limits.workers 2, output.shared_decode on), every URL a miss (widths nudged per
 # round). Priced in server CPU per set of 8 (/proc). Misses of one source queued together are
 # made from one load and one decode (SharedDecode); the first to reach an idle worker starts
 # alone, so a set asked at once is decoded two or three times, not eight.
@@ -20,7 +20,7 @@ if [ ! -f "$lib/big.jpg" ]; then
     vips thumbnail "$photo" "$lib/big.jpg[Q=90]" 4000 --height 2667 --size force
 fi
 rm -rf "$BENCH_DIR/shared-cache"
-.build/release/thumbd serve --host 127.0.0.1 --port "$PORT" --library "$lib" --cache-dir "$BENCH_DIR/shared-cache" \
+THUMBD_OUTPUT_SHARED_DECODE=true .build/release/thumbd serve --host 127.0.0.1 --port "$PORT" --library "$lib" --cache-dir "$BENCH_DIR/shared-cache" \
     2> "$BENCH_DIR/shared.log" &
 pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT

@@ -58,10 +58,10 @@ final class Answers: Sendable {
 @Suite struct ThumbnailServiceTests {
     static let photo = try! ImageSynthesis.pattern(width: 640, height: 480, seed: 5).encode(.jpeg)
 
-    func service(workers: Int = 2, queue: Int = 16, maxSourceBytes: Int = 1 << 26) -> ThumbnailService {
+    func service(workers: Int = 2, queue: Int = 16, maxSourceBytes: Int = 1 << 26, sharesDecodes: Bool = false) -> ThumbnailService {
         ThumbnailService(store: VariantStore(memoryBytes: 1 << 24, disk: nil, presenter: ThumbnailPresenter(fields: ImageFields(cacheControl: "public, max-age=60", acceptClientHints: false))),
                          pool: WorkerPool(workers: workers, queueLimit: queue),
-                         limits: .init(maxSourceBytes: maxSourceBytes, maxSourcePixels: 50_000_000),
+                         limits: .init(maxSourceBytes: maxSourceBytes, maxSourcePixels: 50_000_000, sharesDecodes: sharesDecodes),
                          metrics: ThumbdMetrics(routes: Route.metricLabels), clock: ManualClock(), logger: Logger(label: "test"))
     }
 
@@ -106,8 +106,9 @@ final class Answers: Sendable {
         #expect(etags.count == 1)
     }
 
-    @Test func queuedMissesOfOneSourceAreMadeFromOneLoadAndOneDecode() throws {
-        let thumbnails = service(workers: 1)
+    @Test(arguments: [true, false])
+    func queuedMissesOfOneSourceAreMadeFromOneDecodeOnlyWhenAsked(_ sharing: Bool) throws {
+        let thumbnails = service(workers: 1, sharesDecodes: sharing)
         // The one worker is held by another source while the sizes of this one queue up.
         let blocker = StubSource("held", bytes: Self.photo, gated: true)
         let held = Answers()
@@ -131,9 +132,9 @@ final class Answers: Sendable {
             etags.append(made.variant.etag)
         }
         _ = held.wait(for: 1)
-        #expect(source.loads.count == 1 && thumbnails.transformsRun.count == 5)
+        #expect(source.loads.count == (sharing ? 1 : 4) && thumbnails.transformsRun.count == 5)
         // Resized from the shared decode: other ETags than the same sizes made alone; the
-        // region, which cannot share, the same.
+        // region, which cannot share, the same. Without sharing, every ETag is the same.
         let alone = service()
         for (query, etag) in zip(queries, etags) {
             let answer = Answers()
@@ -142,7 +143,7 @@ final class Answers: Sendable {
                 Issue.record("no variant")
                 return
             }
-            #expect((made.variant.etag == etag) == query.contains("rect"), "\(query)")
+            #expect((made.variant.etag == etag) == (!sharing || query.contains("rect")), "\(query)")
         }
     }
 

@@ -49,7 +49,8 @@ public final class ThumbdApp: HTTPHandler {
         let store = VariantStore(memoryBytes: config.cache.memoryBytes, disk: disk, presenter: presenter)
         thumbnails = ThumbnailService(store: store, pool: pool,
                                       limits: .init(maxSourceBytes: config.limits.maxSourceBytes,
-                                                    maxSourcePixels: config.limits.maxSourcePixels, maxFrames: config.limits.maxFrames),
+                                                    maxSourcePixels: config.limits.maxSourcePixels, maxFrames: config.limits.maxFrames,
+                                                    sharesDecodes: config.output.sharedDecode),
                                       metrics: metrics, clock: clock, logger: logger)
         // Originals fetched from elsewhere (remote origins, an S3 library) share one tier.
         let originalStore = OriginalStore(memoryBytes: config.cache.originalsMemoryBytes, disk: disk)

@@ -158,6 +158,7 @@ struct ConfigKey: Sendable {
         string("output.cache_control", "a Cache-Control value", \.output.cacheControl,
                valid: { !$0.isEmpty && $0.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7F } }),
         bool("output.progressive", \.output.progressive),
+        bool("output.shared_decode", \.output.sharedDecode),
         bool("output.client_hints", \.output.clientHints),
         string("logging.level", logLevels.joined(separator: ", "), \.logging.level, valid: { logLevels.contains($0) }),
         bool("logging.access", \.logging.access),

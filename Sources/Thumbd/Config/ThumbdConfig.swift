@@ -61,6 +61,9 @@ public struct ThumbdConfig: Sendable, Equatable {
         public var quality = OutputFormat.defaultQuality
         /// The AVIF encoder's effort, 0 (fastest) ... 9; part of AVIF outputs' keys when not 1.
         public var avifEffort = OutputFormat.defaultAVIFEffort
+        /// Sizes of one source queued together made from one decode (less CPU; their ETags
+        /// differ from the same sizes made alone, so off by default).
+        public var sharedDecode = false
         public var cacheControl = "public, max-age=86400"
         /// Progressive JPEG and interlaced PNG when a request gives no `pr`.
         public var progressive = false

@@ -14,6 +14,9 @@ final class ThumbnailService: Sendable {
         var maxSourcePixels: Int
         /// Animations (`anim=1`) with more frames are refused (422).
         var maxFrames: Int = .max
+        /// `output.shared_decode`: misses of one source queued together made from one decode.
+        /// Off by default: their bytes (and so their ETags) differ from the same sizes made alone.
+        var sharesDecodes = false
     }
 
     typealias Waiter = SingleFlight<ThumbnailAnswer>.Waiter
@@ -56,6 +59,9 @@ final class ThumbnailService: Sendable {
         }
         let flight = version.map { request.identity(of: source.name, at: $0).key.hash }
             ?? ThumbnailIdentity.flightKey(source: source.name, request: request)
+        guard limits.sharesDecodes else {
+            return run(flight, waiter) { [self] in produce(request, of: source, versionKnownEarlier: version != nil) }
+        }
         guard flights.join(flight, waiter) else { return }
         let batch = "\(source.name.text)|\(request.transform.options.page)"
         batches.add(batch, SourceBatches.Item(flight: flight, request: request, versionKnownEarlier: version != nil))
