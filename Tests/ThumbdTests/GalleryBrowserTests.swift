@@ -48,8 +48,13 @@ import TestSupport
         // The self-test waits up to 10 s (virtual) for the visible cells and up to 10 s for the large
         // view: the budget leaves room for both, so a slow image shows in the report (with its
         // width) rather than as a page dumped before the report was written.
-        let dom = try Self.run(browser, Self.flags + ["--window-size=390,844", "--force-device-scale-factor=2",
-                                                      "--virtual-time-budget=40000", "--dump-dom", base + "?selftest=1"])
+        let selftest = Self.flags + ["--window-size=390,844", "--force-device-scale-factor=2", "--virtual-time-budget=40000",
+                                     "--dump-dom", base + "?selftest=1"]
+        var dom = try Self.run(browser, selftest)
+        // Under the full parallel suite on 2 cores, Chromium now and then dumps the page before
+        // the self-test has written its report (twice in ten runs, never alone); the second
+        // visit, with the thumbnails made, is asserted in full like the first.
+        if !dom.contains("<pre id=\"selftest\">") { dom = try Self.run(browser, selftest) }
         // The Lorem Picsum section is on the page the browser built, below the grid.
         #expect(dom.contains("<h2 id=\"picsum-title\">Use thumbd as your own Lorem Picsum</h2>"))
         let start = try #require(dom.range(of: "<pre id=\"selftest\">")), end = try #require(dom.range(of: "</pre>", range: start.upperBound..<dom.endIndex))
