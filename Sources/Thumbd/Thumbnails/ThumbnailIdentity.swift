@@ -5,8 +5,10 @@ import ThumbdProtocol
 /// A thumbnail's identity, built here and nowhere else: its cache key, the options its
 /// transform runs with and its ETag. The key covers the source and its version, the
 /// normalized options and the format tag, so a changed source never hits an old entry, and
-/// equal requests on any replica, after any restart, share one key and one ETag.
-struct ThumbnailIdentity: Sendable {
+/// equal requests on any replica, after any restart, share one key and one ETag. A class:
+/// memoized identities are handed to every hit, and a reference costs one retain where the
+/// options' many fields cost one each.
+final class ThumbnailIdentity: Sendable {
     let key: CacheKey
     /// Resolved for the source's format; the format is nil only for a legacy negotiation,
     /// which the transform settles from the image.
