@@ -18,16 +18,9 @@ mapfile -t names < <(cd "$LIB" && ls *.jpg | sort)
 
 # Earlier builds: a detached worktree per revision under .build/bench, built once.
 # label=binary=config (each build reads the config file of its own revision)
-builds=("current=.build/release/thumbd=config/thumbd.yaml")
-for rev in ${REFERENCES:-}; do
-    tree="$BENCH_DIR/ref-$rev"
-    if [ ! -x "$tree/.build/release/thumbd" ]; then
-        [ -d "$tree" ] || git worktree add --detach "$tree" "$rev" > /dev/null
-        (cd "$tree" && swift build -c release --product thumbd > "$BENCH_DIR/ref-$rev.log" 2>&1) \
-            || { echo "could not build $rev (see $BENCH_DIR/ref-$rev.log)" >&2; exit 1; }
-    fi
-    builds+=("$rev=$tree/.build/release/thumbd=$tree/config/thumbd.yaml")
-done
+# A revision that does not build stops the benchmark (set -e sees the substitution fail).
+listed=$(bench_builds)
+mapfile -t builds <<< "$listed"
 cc -O2 -o "$BENCH_DIR/floor_server" bench/floor_server.c -lpthread
 
 pids=()

@@ -53,6 +53,23 @@ miss_urls() {
     done
 }
 
+# bench_builds: "label=binary=config" lines, this build first, then each revision in
+# REFERENCES, built once in a detached worktree under $BENCH_DIR (each reads the config file
+# of its own revision). Fails when a revision does not build.
+bench_builds() {
+    local rev tree
+    echo "current=.build/release/thumbd=config/thumbd.yaml"
+    for rev in ${REFERENCES:-}; do
+        tree="$BENCH_DIR/ref-$rev"
+        if [ ! -x "$tree/.build/release/thumbd" ]; then
+            [ -d "$tree" ] || git worktree add --detach "$tree" "$rev" > /dev/null
+            (cd "$tree" && swift build -c release --product thumbd > "$BENCH_DIR/ref-$rev.log" 2>&1) \
+                || { echo "could not build $rev (see $BENCH_DIR/ref-$rev.log)" >&2; return 1; }
+        fi
+        echo "$rev=$tree/.build/release/thumbd=$tree/config/thumbd.yaml"
+    done
+}
+
 # cpu_ticks PID: the process's user + system CPU so far, in clock ticks (/proc/PID/stat)
 cpu_ticks() {
     sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'

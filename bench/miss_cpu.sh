@@ -18,16 +18,9 @@ TICK=$(getconf CLK_TCK)
 mapfile -t names < <(cd "$LIB" && ls *.jpg | sort)
 cc -O2 -o "$BENCH_DIR/vips_limit" bench/vips_limit.c $(pkg-config --cflags --libs vips) -lpthread
 
-builds=("current=.build/release/thumbd=config/thumbd.yaml")
-for rev in ${REFERENCES:-}; do
-    tree="$BENCH_DIR/ref-$rev"
-    if [ ! -x "$tree/.build/release/thumbd" ]; then
-        [ -d "$tree" ] || git worktree add --detach "$tree" "$rev" > /dev/null
-        (cd "$tree" && swift build -c release --product thumbd > "$BENCH_DIR/ref-$rev.log" 2>&1) \
-            || { echo "could not build $rev (see $BENCH_DIR/ref-$rev.log)" >&2; exit 1; }
-    fi
-    builds+=("$rev=$tree/.build/release/thumbd=$tree/config/thumbd.yaml")
-done
+# A revision that does not build stops the benchmark (set -e sees the substitution fail).
+listed=$(bench_builds)
+mapfile -t builds <<< "$listed"
 
 urls="$BENCH_DIR/miss-urls"
 miss_urls "$PORT" "$PASSES" "${names[@]}" > "$urls"

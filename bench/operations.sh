@@ -52,12 +52,12 @@ for _ in $(seq 1 "$ROUNDS"); do
             done
         done
         count=$(grep -c '^url' "$BENCH_DIR/ops-urls")
-        read -r u0 s0 < <(sed 's/.*) //' "/proc/$pid/stat" | awk '{ print $12, $13 }')
+        t0=$(cpu_ticks "$pid")
         codes=$(curl -s --no-progress-meter -Z --parallel-max 2 -K "$BENCH_DIR/ops-urls" -w '%{http_code}\n')
-        read -r u1 s1 < <(sed 's/.*) //' "/proc/$pid/stat" | awk '{ print $12, $13 }')
+        t1=$(cpu_ticks "$pid")
         ok=$(grep -c '^200$' <<< "$codes" || true)
         [ "$ok" -eq "$count" ] || { echo "$label: only $ok of $count were 200" >&2; exit 1; }
-        cost[$label]+="$(echo "($u1 + $s1 - $u0 - $s0) * 1000 / $TICK / $count" | bc -l) "
+        cost[$label]+="$(echo "($t1 - $t0) * 1000 / $TICK / $count" | bc -l) "
     done
 done
 
