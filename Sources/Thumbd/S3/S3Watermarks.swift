@@ -26,15 +26,18 @@ struct S3Watermarks: WatermarkImages {
     /// Nil when `path` names a watermark already seen (or no valid path: `watermark(at:)` says
     /// so); else fetches it, blocking, and returns the store's failure other than a missing key.
     func prepare(_ path: String) -> S3Error? {
-        guard let key = try? location.key(LibraryPath(decoded: path)), objects.lastVersion(key)?.format == nil else { return nil }
+        guard let key = unseenKey(path) else { return nil }
         if case .failure(let error) = objects.original(key), error != .notFound { return error }
         return nil
     }
 
     /// Whether `path` names a watermark not seen yet, which `prepare` must fetch off the event loop.
-    func needsFetch(_ path: String) -> Bool {
-        guard let key = try? location.key(LibraryPath(decoded: path)) else { return false }
-        return objects.lastVersion(key)?.format == nil
+    func needsFetch(_ path: String) -> Bool { unseenKey(path) != nil }
+
+    /// The key of `path` when it is valid and its object was never fetched (no format known).
+    private func unseenKey(_ path: String) -> String? {
+        guard let key = try? location.key(LibraryPath(decoded: path)), objects.lastVersion(key)?.format == nil else { return nil }
+        return key
     }
 
     private func refresh(_ key: String) {
