@@ -11,7 +11,8 @@ final class PicsumCatalogs: Sendable {
         self.index = index
     }
 
-    /// Walks the folder when the last walk is old: a worker thread calls it.
+    /// Reads the library's catalog again (a folder walk, a bucket listing) when the last read is
+    /// old; throws when it cannot and none was kept. A worker thread calls it.
     func current() throws -> PicsumCatalog { catalog(of: try index.current()) }
 
     /// While the last walk is recent, without blocking (the event loop may ask); else nil.
