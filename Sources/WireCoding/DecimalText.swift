@@ -13,4 +13,21 @@ public enum DecimalText {
         while digits.hasSuffix("0") { digits.removeLast() }
         return String(scaled / scale) + "." + digits
     }
+
+    /// `value` (clamped at 0) in decimal digits, appended to `out` without making a String:
+    /// response heads and log lines are composed as bytes.
+    public static func append(_ value: Int64, to out: inout [UInt8]) {
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var v = UInt64(max(0, value)), n = 0
+        withUnsafeMutableBytes(of: &digits) { d in
+            repeat {
+                d[19 - n] = UInt8(48 + v % 10)
+                v /= 10
+                n += 1
+            } while v > 0
+            out.append(contentsOf: d[(20 - n)...])
+        }
+    }
 }

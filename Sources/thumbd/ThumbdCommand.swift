@@ -43,7 +43,8 @@ struct Serve: ParsableCommand {
         }
         let level = Logger.Level(rawValue: loaded.config.logging.level) ?? .info
         LoggingSystem.bootstrap { label in
-            var handler = SinkLogHandler(label: label, buffered: label == ThumbdService.accessLogLabel)
+            // The access log writes to the sink itself (AccessLog); these lines are few: unbuffered.
+            var handler = SinkLogHandler(label: label, buffered: false)
             handler.logLevel = level
             return handler
         }

@@ -90,16 +90,23 @@ import Testing
     @Test func accessLinesNameClientRequestOutcomeAndTier() {
         let pipe = Pipe()
         let sink = LogSink(fd: pipe.write)
-        let log = ExchangeLog(metrics: ThumbdMetrics(routes: Route.metricLabels), logger: Logger(label: "thumbd.access") { SinkLogHandler(label: $0, sink: sink, buffered: true) })
+        let log = ExchangeLog(metrics: ThumbdMetrics(routes: Route.metricLabels), accessLog: AccessLog(sink: sink))
         log.exchangeCompleted(CompletedExchange(client: "127.0.0.1", method: "GET", target: "/img/a.jpg?w=30", tag: Route.image.rawValue, status: 200,
                                                 bodyBytes: 1234, duration: 0.0015, annotation: "memory"))
         log.exchangeCompleted(CompletedExchange(client: "", method: "-", target: "-", status: 400, bodyBytes: 80,
                                                 duration: 0))
+        log.exchangeCompleted(CompletedExchange(client: "::1", method: "HEAD", target: "/img/b.png?w=64", tag: Route.image.rawValue,
+                                                status: 304, bodyBytes: 0, duration: 12.3456, annotation: "disk"))
+        log.exchangeCompleted(CompletedExchange(client: "10.0.0.7", method: "GET", target: "/health", tag: Route.health.rawValue,
+                                                status: 200, bodyBytes: 3, duration: 0.00009))
         sink.flush()
         let lines = pipe.drain().split(separator: "\n")
-        #expect(lines.count == 2)
-        #expect(lines.first?.hasSuffix(" info thumbd.access: 127.0.0.1 GET /img/a.jpg?w=30 200 1234 1.50ms memory img") == true)
-        #expect(lines.last?.hasSuffix(" info thumbd.access: - - - 400 80 0.00ms - invalid") == true)
+        #expect(lines.count == 4)
+        #expect(lines[0].hasSuffix(" info thumbd.access: 127.0.0.1 GET /img/a.jpg?w=30 200 1234 1.50ms memory img"))
+        #expect(lines[1].hasSuffix(" info thumbd.access: - - - 400 80 0.00ms - invalid"))
+        #expect(lines[2].hasSuffix(" info thumbd.access: ::1 HEAD /img/b.png?w=64 304 0 12345.60ms disk img"))
+        #expect(lines[3].hasSuffix(" info thumbd.access: 10.0.0.7 GET /health 200 3 0.09ms - health"))
+        #expect(lines.allSatisfy { $0.first?.isNumber == true })  // each starts with its time stamp
     }
 
     @Test func utcTimestamps() {

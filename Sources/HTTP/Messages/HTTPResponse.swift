@@ -1,3 +1,5 @@
+import WireCoding
+
 /// A response as handlers produce it. Framing headers (Content-Length, Connection, Date,
 /// Server) are added by the connection when it is written.
 public struct HTTPResponse: Sendable {
@@ -47,23 +49,8 @@ extension HTTPResponse {
         }
         if status != .notModified && !status.forbidsBody {
             out.append(contentsOf: "Content-Length: ".utf8)
-            Self.appendDecimal(body.count, to: &out)
+            DecimalText.append(body.count, to: &out)
             out.append(contentsOf: "\r\n".utf8)
-        }
-    }
-
-    private static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var v = UInt64(max(0, value)), n = 0
-        withUnsafeMutableBytes(of: &digits) { d in
-            repeat {
-                d[19 - n] = UInt8(48 + v % 10)
-                v /= 10
-                n += 1
-            } while v > 0
-            out.append(contentsOf: d[(20 - n)...])
         }
     }
 }

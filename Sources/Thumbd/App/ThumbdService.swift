@@ -10,7 +10,7 @@ public final class ThumbdService: Sendable {
     public let server: HTTPServer
 
     public static let version = "0.1.0"
-    /// The logger label of the per-request access lines (buffered, see `LogSink`).
+    /// The label of the per-request access lines (`AccessLog`, buffered in the `LogSink`).
     public static let accessLogLabel = "thumbd.access"
 
     /// `clock` measures every timeout and freshness window (tests pass a manual one).
@@ -41,9 +41,12 @@ public final class ThumbdService: Sendable {
         }
         let gauges = ServerGauges()
         app = ThumbdApp(config: config, library: root, gauges: gauges, clock: clock, logger: logger)
-        let accessLog = config.logging.access ? Logger(label: Self.accessLogLabel) : nil
+        // Access lines are at level info: a higher logging.level leaves them out, as it did
+        // when they went through swift-log.
+        let logsAccess = config.logging.access && (Logger.Level(rawValue: config.logging.level) ?? .info) <= .info
         server = try HTTPServer(configuration: config.serverConfiguration, handler: app,
-                                observer: ExchangeLog(metrics: app.metrics, logger: accessLog), gauges: gauges, clock: clock)
+                                observer: ExchangeLog(metrics: app.metrics, accessLog: logsAccess ? AccessLog() : nil),
+                                gauges: gauges, clock: clock)
         if config.security.key.isEmpty {
             logger.warning("URL signing is off: /img, /proxy and /v1/info accept unsigned requests (set security.key to require signatures)")
         } else {

@@ -47,6 +47,19 @@ public final class LogSink: Sendable {
     /// Appends `time level label: [metadata ]message` and a newline, composed in the buffer
     /// itself. Unbuffered lines are written before this returns.
     public func write(level: String, label: String, metadata: String?, message: String, buffered: Bool) {
+        append(level: level, label: label, buffered: buffered) { buffer in
+            if let metadata {
+                buffer.append(contentsOf: metadata.utf8)
+                buffer.append(32)
+            }
+            buffer.append(contentsOf: message.utf8)
+        }
+    }
+
+    /// Appends `time level label: `, then what `compose` appends, and a newline, straight into
+    /// this thread's buffer (the access log composes its line there, with no String between).
+    /// Unbuffered lines are written before this returns.
+    public func append(level: String, label: String, buffered: Bool, _ compose: (inout [UInt8]) -> Void) {
         let now = Int(time(nil))
         let full = shards[ThreadShard.index % shards.count].lines.withLock { s -> Bool in
             s.buffer.append(contentsOf: s.stamp.bytes(at: now))
@@ -55,11 +68,7 @@ public final class LogSink: Sendable {
             s.buffer.append(32)
             s.buffer.append(contentsOf: label.utf8)
             s.buffer.append(contentsOf: ": ".utf8)
-            if let metadata {
-                s.buffer.append(contentsOf: metadata.utf8)
-                s.buffer.append(32)
-            }
-            s.buffer.append(contentsOf: message.utf8)
+            compose(&s.buffer)
             s.buffer.append(10)
             return s.buffer.count >= Self.flushBytes
         }
