@@ -84,6 +84,9 @@ struct PrometheusText {
         #expect(m.value("thumbd_transform_queue_depth") == 0)
         #expect(m.value("thumbd_transforms_running") == 0)
         #expect(m.value("thumbd_coalesced_requests_total") == 0)
+        #expect(m.value("thumbd_transform_memory_reserved_bytes") == 0)
+        #expect(m.value("thumbd_transforms_waiting_for_memory") == 0)
+        #expect(m.value("thumbd_transform_memory_waits_total") == 0)
         #expect(m.value("thumbd_http_open_connections") == 1)  // the scrape's own
         #expect(m.value("thumbd_http_requests_in_flight") == 1)
 

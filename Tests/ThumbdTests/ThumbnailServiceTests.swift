@@ -5,6 +5,7 @@ import Imaging
 import Logging
 import Synchronization
 import Testing
+import TestSupport
 @testable import Thumbd
 import ThumbdProtocol
 
@@ -58,9 +59,10 @@ final class Answers: Sendable {
 @Suite struct ThumbnailServiceTests {
     static let photo = try! ImageSynthesis.pattern(width: 640, height: 480, seed: 5).encode(.jpeg)
 
-    func service(workers: Int = 2, queue: Int = 16, maxSourceBytes: Int = 1 << 26, sharesDecodes: Bool = false) -> ThumbnailService {
+    func service(workers: Int = 2, queue: Int = 16, maxSourceBytes: Int = 1 << 26, sharesDecodes: Bool = false,
+                 memory: MemoryBudget = MemoryBudget(limit: 0)) -> ThumbnailService {
         ThumbnailService(store: VariantStore(memoryBytes: 1 << 24, disk: nil, presenter: ThumbnailPresenter(fields: ImageFields(cacheControl: "public, max-age=60", acceptClientHints: false))),
-                         pool: WorkerPool(workers: workers, queueLimit: queue),
+                         pool: WorkerPool(workers: workers, queueLimit: queue), memory: memory,
                          limits: .init(maxSourceBytes: maxSourceBytes, maxSourcePixels: 50_000_000, sharesDecodes: sharesDecodes),
                          metrics: ThumbdMetrics(routes: Route.metricLabels), clock: ManualClock(), logger: Logger(label: "test"))
     }
@@ -88,6 +90,26 @@ final class Answers: Sendable {
         let hit = try #require(thumbnails.cached(wanted, of: source, at: source.knownVersion))
         #expect(hit.tier == .memory)
         #expect(thumbnails.transformsRun.count == 1 && source.loads.count == 1)
+    }
+
+    @Test func aTransformWaitsUntilItsEstimateFitsInTheMemoryBudget() throws {
+        let budget = MemoryBudget(limit: 64 << 20)
+        let thumbnails = service(memory: budget)
+        // Another transform holds the whole budget.
+        let other = BudgetHolder(budget, bytes: 64 << 20)
+        #expect(other.waitEntered())
+        let source = StubSource("budget", bytes: Self.photo)
+        let answers = Answers()
+        thumbnails.make(try request("w=100"), of: source, at: source.knownVersion, for: answers.waiter())
+        #expect(eventually { budget.usage.waiting == 1 })
+        #expect(answers.received.withLock { $0.isEmpty } && thumbnails.transformsRun.count == 0)
+        other.release()
+        guard case .variant(let made) = answers.wait(for: 1).first else {
+            Issue.record("no variant")
+            return
+        }
+        #expect(try ImageHeader.read(made.variant.bytes).width == 100)
+        #expect(budget.usage.reserved == 0 && budget.usage.waits == 1)
     }
 
     @Test func concurrentRequestsForOneThumbnailShareOneLoadAndOneTransform() throws {

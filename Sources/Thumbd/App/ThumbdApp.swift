@@ -47,7 +47,7 @@ public final class ThumbdApp: HTTPHandler {
         let imageFields = ImageFields(cacheControl: config.output.cacheControl, acceptClientHints: config.output.clientHints)
         let presenter = ThumbnailPresenter(fields: imageFields)
         let store = VariantStore(memoryBytes: config.cache.memoryBytes, disk: disk, presenter: presenter)
-        thumbnails = ThumbnailService(store: store, pool: pool,
+        thumbnails = ThumbnailService(store: store, pool: pool, memory: MemoryBudget(limit: config.limits.transformMemoryBytes),
                                       limits: .init(maxSourceBytes: config.limits.maxSourceBytes,
                                                     maxSourcePixels: config.limits.maxSourcePixels, maxFrames: config.limits.maxFrames,
                                                     sharesDecodes: config.output.sharedDecode),

@@ -153,6 +153,7 @@ struct ConfigKey: Sendable {
         int("limits.workers", 1...1024, \.limits.workers),
         int("limits.queue", 0...1_000_000, \.limits.queue),
         int("limits.max_frames", 1...100_000, \.limits.maxFrames),
+        size("limits.transform_memory_bytes", 0...(1 << 42), \.limits.transformMemoryBytes),
         int("output.quality", 1...100, \.output.quality),
         int("output.avif_effort", OutputFormat.avifEfforts, \.output.avifEffort),
         string("output.cache_control", "a Cache-Control value", \.output.cacheControl,

@@ -84,6 +84,9 @@ public struct ThumbdConfig: Sendable, Equatable {
         public var queue = 64
         /// Frames an animation (`anim=1`) may have (422 past it).
         public var maxFrames = 300
+        /// Working memory the transforms running at once may hold together (their estimates,
+        /// `WorkingMemory`); past it a transform waits for others to finish. 0: no bound.
+        public var transformMemoryBytes = 384 << 20
     }
 
     public struct Origins: Sendable, Equatable {

@@ -36,6 +36,10 @@ struct MetricsRoute: Sendable {
         metrics.gauge("thumbd_transform_queue_depth", [], thumbnails.pool.queueDepth)
         metrics.gauge("thumbd_transforms_running", [], thumbnails.pool.running)
         metrics.total("thumbd_coalesced_requests_total", [], thumbnails.flights.joined.count)
+        let memoryBudget = thumbnails.memory.usage
+        metrics.gauge("thumbd_transform_memory_reserved_bytes", [], memoryBudget.reserved)
+        metrics.gauge("thumbd_transforms_waiting_for_memory", [], memoryBudget.waiting)
+        metrics.total("thumbd_transform_memory_waits_total", [], memoryBudget.waits)
         if let originals {
             metrics.total("thumbd_origin_stale_served_total", [], originals.staleServed.count)
             metrics.total("thumbd_origin_shared_fetches_total", [], originals.sharedFetches)

@@ -23,6 +23,8 @@ final class ThumbnailService: Sendable {
 
     let store: VariantStore
     let pool: WorkerPool
+    /// The transforms' working memory, bounded (`limits.transform_memory_bytes`).
+    let memory: MemoryBudget
     let flights = SingleFlight<ThumbnailAnswer>()
     /// Misses queued per source (and page), made together from one load and one decode.
     let batches = SourceBatches()
@@ -33,10 +35,11 @@ final class ThumbnailService: Sendable {
     private let clock: any MonotonicClock
     private let logger: Logger
 
-    init(store: VariantStore, pool: WorkerPool, limits: Limits, metrics: ThumbdMetrics, clock: any MonotonicClock,
-         logger: Logger) {
+    init(store: VariantStore, pool: WorkerPool, memory: MemoryBudget = MemoryBudget(limit: 0), limits: Limits,
+         metrics: ThumbdMetrics, clock: any MonotonicClock, logger: Logger) {
         self.store = store
         self.pool = pool
+        self.memory = memory
         self.limits = limits
         self.metrics = metrics
         self.clock = clock
@@ -206,8 +209,10 @@ final class ThumbnailService: Sendable {
                 }
                 watermark = bytes
             }
-            let output = try ImageTransformer.transform(source.bytes, header: header, options: identity.options, watermark: watermark,
-                                                        shared: shared)
+            let output = try memory.withReserved(WorkingMemory.estimate(header: header, options: identity.options)) { () throws(ImagingError) in
+                try ImageTransformer.transform(source.bytes, header: header, options: identity.options, watermark: watermark,
+                                               shared: shared)
+            }
             let seconds = clock.now() - started
             var final = identity.options
             final.format = output.format

@@ -1,0 +1,138 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import Thumbd
+import TestSupport
+
+/// A reservation held on its own thread until the test lets it go.
+final class BudgetHolder: Sendable {
+    let entered = DispatchSemaphore(value: 0)
+    let leave = DispatchSemaphore(value: 0)
+    let done = DispatchSemaphore(value: 0)
+    let isInside = Atomic<Bool>(false)
+
+    init(_ budget: MemoryBudget, bytes: Int) {
+        Thread.detachNewThread { [self] in
+            budget.withReserved(bytes) {
+                isInside.store(true, ordering: .sequentiallyConsistent)
+                entered.signal()
+                leave.wait()
+                isInside.store(false, ordering: .sequentiallyConsistent)
+            }
+            done.signal()
+        }
+    }
+
+    var inside: Bool { isInside.load(ordering: .sequentiallyConsistent) }
+    func waitEntered() -> Bool { entered.wait(timeout: .now() + 10) == .success }
+    func release() {
+        leave.signal()
+        _ = done.wait(timeout: .now() + 10)
+    }
+}
+
+@Suite struct MemoryBudgetTests {
+    @Test func reservationsThatFitTogetherRunTogether() {
+        let budget = MemoryBudget(limit: 100)
+        let a = BudgetHolder(budget, bytes: 60)
+        #expect(a.waitEntered())
+        let b = BudgetHolder(budget, bytes: 40)
+        #expect(b.waitEntered())
+        #expect(budget.usage.reserved == 100 && budget.usage.waits == 0)
+        a.release()
+        b.release()
+        #expect(budget.usage.reserved == 0)
+    }
+
+    @Test func oneThatDoesNotFitWaitsUntilTheOthersGiveBack() {
+        let budget = MemoryBudget(limit: 100)
+        let a = BudgetHolder(budget, bytes: 60)
+        #expect(a.waitEntered())
+        let b = BudgetHolder(budget, bytes: 50)
+        #expect(eventually { budget.usage.waiting == 1 })
+        #expect(!b.inside)
+        a.release()
+        #expect(b.waitEntered())
+        #expect(budget.usage.reserved == 50 && budget.usage.waits == 1)
+        b.release()
+    }
+
+    @Test func aSmallOneMayPassALargeWaiterOnlyAFewTimes() {
+        let budget = MemoryBudget(limit: 100, maxPasses: 2)
+        let a = BudgetHolder(budget, bytes: 60)
+        #expect(a.waitEntered())
+        let large = BudgetHolder(budget, bytes: 50)
+        #expect(eventually { budget.usage.waiting == 1 })
+        // Two small ones fit beside the first and pass the large one...
+        let passers = [BudgetHolder(budget, bytes: 10), BudgetHolder(budget, bytes: 10)]
+        for passer in passers { #expect(passer.waitEntered()) }
+        // ...a third, which would fit too, waits behind it.
+        let third = BudgetHolder(budget, bytes: 10)
+        #expect(eventually { budget.usage.waiting == 2 })
+        #expect(!large.inside && !third.inside)
+        for passer in passers { passer.release() }
+        #expect(!large.inside && !third.inside)  // 60 + 50 does not fit yet
+        a.release()
+        #expect(large.waitEntered() && third.waitEntered())
+        #expect(budget.usage.reserved == 60 && budget.usage.waiting == 0)
+        large.release()
+        third.release()
+    }
+
+    @Test func oneOverTheWholeBudgetRunsAloneOnceNothingElseDoes() {
+        let budget = MemoryBudget(limit: 100)
+        let a = BudgetHolder(budget, bytes: 10)
+        #expect(a.waitEntered())
+        let huge = BudgetHolder(budget, bytes: 500)
+        #expect(eventually { budget.usage.waiting == 1 })
+        #expect(!huge.inside)
+        a.release()
+        #expect(huge.waitEntered())
+        let next = BudgetHolder(budget, bytes: 1)
+        #expect(eventually { budget.usage.waiting == 1 })
+        #expect(!next.inside)
+        huge.release()
+        #expect(next.waitEntered())
+        next.release()
+        #expect(budget.usage.reserved == 0 && budget.usage.waits == 2)
+    }
+
+    @Test func zeroTurnsTheBoundOff() {
+        let budget = MemoryBudget(limit: 0)
+        let holders = [1 << 30, 1 << 30, 1 << 30].map { BudgetHolder(budget, bytes: $0) }
+        for holder in holders { #expect(holder.waitEntered()) }
+        #expect(budget.usage.waits == 0)
+        for holder in holders { holder.release() }
+    }
+
+    /// Property: whatever the sizes and the interleaving, what runs at once stays within the
+    /// budget unless a single reservation runs alone, and every reservation gets to run.
+    @Test(arguments: [1, 2, 3, 4]) func whatRunsAtOnceStaysWithinTheBudget(seed: UInt64) {
+        let limit = 1000
+        let budget = MemoryBudget(limit: limit)
+        let inside = Mutex<(bytes: Int, count: Int, violations: Int, runs: Int)>((0, 0, 0, 0))
+        var random = SplitMix64(seed: seed)
+        let plans = (0..<6).map { _ in (0..<40).map { _ in Int.random(in: 1...1400, using: &random) } }
+        DispatchQueue.concurrentPerform(iterations: plans.count) { thread in
+            for bytes in plans[thread] {
+                budget.withReserved(bytes) {
+                    inside.withLock { s in
+                        s.bytes += bytes
+                        s.count += 1
+                        s.runs += 1
+                        if s.bytes > limit && s.count > 1 { s.violations += 1 }
+                    }
+                    for _ in 0..<(bytes % 7) { sched_yield() }
+                    inside.withLock { s in
+                        s.bytes -= bytes
+                        s.count -= 1
+                    }
+                }
+            }
+        }
+        let final = inside.withLock { $0 }
+        #expect(final.violations == 0)
+        #expect(final.runs == 240 && final.bytes == 0)
+        #expect(budget.usage.reserved == 0 && budget.usage.waiting == 0)
+    }
+}
