@@ -3,14 +3,16 @@
 # asked at the same time, against the same 8 asked one after another (each a miss made alone),
 # in alternating rounds on one thumbd (limits.workers 2, output.shared_decode on), every URL a miss (widths nudged per
 # round). Priced in server CPU per set of 8 (/proc). Misses of one source queued together are
-# made from one load and one decode (SharedDecode); the first to reach an idle worker starts
-# alone, so a set asked at once is decoded two or three times, not eight.
+# made from one load and one decode (SharedDecode; sizes far below it from halved copies of
+# it); the first to reach an idle worker starts alone, so a set asked at once is decoded two or
+# three times, not eight.
 # Target (issue 25): together <= 0.6x apart.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
 
 PORT="${PORT:-18342}"
+BIN="${BIN:-.build/release/thumbd}"  # another build to compare: BIN=/path/to/thumbd
 TICK=$(getconf CLK_TCK)
 WIDTHS=(160 240 320 480 640 960 1280 1920)
 lib="$BENCH_DIR/shared"
@@ -20,7 +22,9 @@ if [ ! -f "$lib/big.jpg" ]; then
     vips thumbnail "$photo" "$lib/big.jpg[Q=90]" 4000 --height 2667 --size force
 fi
 rm -rf "$BENCH_DIR/shared-cache"
-THUMBD_OUTPUT_SHARED_DECODE=true .build/release/thumbd serve --host 127.0.0.1 --port "$PORT" --library "$lib" --cache-dir "$BENCH_DIR/shared-cache" \
+: > "$BENCH_DIR/empty.yaml"
+# Built-in defaults (no config file), so any build of thumbd can be compared.
+THUMBD_OUTPUT_SHARED_DECODE=true "$BIN" serve --config "$BENCH_DIR/empty.yaml" --host 127.0.0.1 --port "$PORT" --library "$lib" --cache-dir "$BENCH_DIR/shared-cache" \
     2> "$BENCH_DIR/shared.log" &
 pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT

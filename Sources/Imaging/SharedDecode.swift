@@ -6,11 +6,18 @@ import ThumbdProtocol
 /// decoded once, oriented, at the smallest scale every size can be resized down from (JPEG and
 /// WebP shrink-on-load), held in memory, and each thumbnail is resized from it. Only plain
 /// resizes of one still raster page share (no `rect`, `trim`, kept frames or vector source).
+/// A size much smaller than the decode is resized from a halved copy of it instead (each
+/// level half the one above, made once when first needed, and used while it is still at least
+/// twice the thumbnail each way, as shrink-on-load would decode it): resizing cost follows the
+/// pixels read, so small sizes do not each read the large decode again.
 /// Resizing from the shared decode is another resampling path than from the bytes: callers
-/// give its outputs their own ETags (`Output.sharedDecode`). Use it on one thread.
+/// give its outputs their own ETags (`Output.sharedDecode`: the decode's size, which fixes
+/// every level). Use it on one thread.
 public final class SharedDecode: @unchecked Sendable {
     let image: VipsImage
     let page: Int
+    /// `image`, then each half the size of the one before, made when first needed.
+    private(set) var levels: [VipsImage]
     public var width: Int { image.width }
     public var height: Int { image.height }
 
@@ -37,6 +44,24 @@ public final class SharedDecode: @unchecked Sendable {
             throw .undecodable((error as? VipsCallError)?.message ?? "\(error)")
         }
         self.page = first.page
+        levels = [image]
+    }
+
+    /// The smallest level still at least twice `width` x `height`: the decode itself when none is.
+    func level(serving width: Int, _ height: Int) throws -> VipsImage {
+        var index = 0
+        while true {
+            let current = levels[index]
+            let halfWidth = current.width / 2, halfHeight = current.height / 2
+            guard halfWidth >= 2 * width, halfHeight >= 2 * height else { return current }
+            if index + 1 == levels.count {
+                let half = try VipsImage.make {
+                    tv_thumbnail_image(current.pointer, Int32(halfWidth), Int32(halfHeight), TV_SIZE_FORCE, TV_CROP_NONE, $0)
+                }
+                levels.append(try VipsImage.make { tv_materialize(half.pointer, $0) })
+            }
+            index += 1
+        }
     }
 
     /// Whether `options` can be made from a shared decode of its source at all.
@@ -54,7 +79,7 @@ public final class SharedDecode: @unchecked Sendable {
     func resized(for options: TransformOptions, header: ImageHeader) throws -> VipsImage? {
         let (sourceWidth, sourceHeight) = header.orientedSize
         let plan = ResizePlan.make(sourceWidth: sourceWidth, sourceHeight: sourceHeight, options: options)
-        let base = image
+        let base = try level(serving: plan.thumbnailWidth, plan.thumbnailHeight)
         let resized = try VipsImage.make {
             tv_thumbnail_image(base.pointer, Int32(plan.thumbnailWidth), Int32(plan.thumbnailHeight),
                                plan.interest == .none ? TV_SIZE_FORCE : TV_SIZE_BOTH, plan.interest.shimCrop, $0)

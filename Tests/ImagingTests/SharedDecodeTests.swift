@@ -19,16 +19,34 @@ import ThumbdProtocol
         // The largest scale asked is the padded one's (contained in 1000x500: 750x500 of
         // 2400x1600), so the decode is about 750 px wide, not the source's 2400.
         #expect(shared.width >= 750 && shared.width < 800)
-        for options in asked {
-            let alone = try ImageTransformer.transform(Self.photo, header: header, options: options)
-            let together = try ImageTransformer.transform(Self.photo, header: header, options: options, shared: shared)
-            #expect(together.sharedDecode?.width == shared.width && alone.sharedDecode == nil)
-            #expect(together.width == alone.width && together.height == alone.height, "\(options)")
-            let a = try VipsImage.decode(alone.bytes), b = try VipsImage.decode(together.bytes)
-            for (x, y) in [(alone.width / 2, alone.height / 2), (alone.width / 4, alone.height / 3)] {
-                let difference = zip(try a.pixel(x: x, y: y), try b.pixel(x: x, y: y)).map { abs($0 - $1) }.max() ?? 0
-                #expect(difference < 24, "\(options) at \(x),\(y): \(difference)")
-            }
+        for options in asked { try Self.expectAsFromTheBytes(options, shared: shared, header: header) }
+    }
+
+    @Test func smallSizesAreResizedFromAHalvedLevelOfTheDecode() throws {
+        let header = try ImageHeader.read(Self.photo)
+        let asked = [Self.options(1200), Self.options(100), Self.options(150, height: 150, fit: .cover)]
+        let shared = try #require(try SharedDecode(Self.photo, header: header, for: asked))
+        #expect(shared.width >= 1200 && shared.width < 1300)
+        for options in asked { try Self.expectAsFromTheBytes(options, shared: shared, header: header) }
+        // 100 px wide reads a quarter-size level (about 300 px: still twice its size), not the
+        // 1200-px decode; the largest size reads the decode itself.
+        #expect(shared.levels.count == 3)
+        let level = try shared.level(serving: 100, 67)
+        #expect(level.width >= 200 && level.width < 400 && level.height >= 134)
+        #expect(try shared.level(serving: 1200, 800).width == shared.width)
+    }
+
+    /// Made from the shared decode, `options` has the size made from the bytes alone and
+    /// pixels close to it, and says which decode it came from.
+    static func expectAsFromTheBytes(_ options: TransformOptions, shared: SharedDecode, header: ImageHeader) throws {
+        let alone = try ImageTransformer.transform(photo, header: header, options: options)
+        let together = try ImageTransformer.transform(photo, header: header, options: options, shared: shared)
+        #expect(together.sharedDecode?.width == shared.width && alone.sharedDecode == nil)
+        #expect(together.width == alone.width && together.height == alone.height, "\(options)")
+        let a = try VipsImage.decode(alone.bytes), b = try VipsImage.decode(together.bytes)
+        for (x, y) in [(alone.width / 2, alone.height / 2), (alone.width / 4, alone.height / 3)] {
+            let difference = zip(try a.pixel(x: x, y: y), try b.pixel(x: x, y: y)).map { abs($0 - $1) }.max() ?? 0
+            #expect(difference < 24, "\(options) at \(x),\(y): \(difference)")
         }
     }
 
