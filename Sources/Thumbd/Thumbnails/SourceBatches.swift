@@ -1,7 +1,7 @@
 import Locking
 
 /// Misses of one source waiting for a worker. The first of them to start takes the others
-/// along, so their source is loaded and decoded once for all (`ThumbnailService.makeAll`); the
+/// along, so their source is loaded and decoded once for all (`ThumbnailService.produce`); the
 /// jobs of the ones taken find nothing left to do.
 final class SourceBatches: Sendable {
     struct Item: Sendable {

@@ -62,21 +62,18 @@ final class ThumbnailService: Sendable {
         }
         let flight = version.map { request.identity(of: source.name, at: $0).key.hash }
             ?? ThumbnailIdentity.flightKey(source: source.name, request: request)
+        let item = SourceBatches.Item(flight: flight, request: request, versionKnownEarlier: version != nil)
         guard limits.sharesDecodes else {
-            return run(flight, waiter) { [self] in produce(request, of: source, versionKnownEarlier: version != nil) }
+            return run(flight, waiter) { [self] in produce([item], of: source) }
         }
         guard flights.join(flight, waiter) else { return }
         let batch = "\(source.name.text)|\(request.transform.options.page)"
-        batches.add(batch, SourceBatches.Item(flight: flight, request: request, versionKnownEarlier: version != nil))
+        batches.add(batch, item)
         let accepted = pool.submit { [self] in
             // Another miss of this source started first and makes this one too.
             guard let items = batches.take(batch, for: flight) else { return }
             let wanted = items.filter { !flights.abandonIfUnwanted($0.flight) }
-            if wanted.count == 1, let only = wanted.first {
-                flights.finish(only.flight, with: produce(only.request, of: source, versionKnownEarlier: only.versionKnownEarlier))
-            } else if !wanted.isEmpty {
-                makeAll(wanted, of: source)
-            }
+            if !wanted.isEmpty { produce(wanted, of: source) }
         }
         if !accepted {
             batches.remove(batch, flight)
@@ -87,69 +84,38 @@ final class ThumbnailService: Sendable {
     /// The source as it is (a remote original without parameters), fetched on the pool once
     /// for every request that asks for it meanwhile.
     func original(of source: some ThumbnailSource, for waiter: Waiter) {
-        run(source.name.text + "|original", waiter) {
+        let flight = source.name.text + "|original"
+        run(flight, waiter) { [flights] in
             switch source.load() {
             case .failure(let failure):
-                return .failed(failure)
+                flights.finish(flight, with: .failed(failure))
             case .success(let loaded):
                 let variant = CachedVariant(bytes: loaded.bytes,
                                             contentType: loaded.version.format?.mediaType ?? "application/octet-stream",
                                             etag: ThumbnailIdentity.originalETag(sourceVersion: loaded.version.tag),
                                             lastModified: loaded.version.lastModified)
-                return .variant(VariantAnswer(variant: variant, tier: loaded.tier, steps: [loaded.step]))
+                flights.finish(flight, with: .variant(VariantAnswer(variant: variant, tier: loaded.tier, steps: [loaded.step])))
             }
         }
     }
 
-    private func run(_ flight: String, _ waiter: Waiter, _ work: @escaping @Sendable () -> ThumbnailAnswer) {
+    /// Joins `flight` (or starts it: `work` on the pool, which finishes the flight).
+    private func run(_ flight: String, _ waiter: Waiter, _ work: @escaping @Sendable () -> Void) {
         guard flights.join(flight, waiter) else { return }
         let accepted = pool.submit { [flights] in
             if flights.abandonIfUnwanted(flight) { return }
-            flights.finish(flight, with: work())
+            work()
         }
         if !accepted { flights.finish(flight, with: .failed(.overloaded)) }
     }
 
-    /// Worker thread: the source's version where it can be had without the bytes, and the
-    /// variant from a tier when one holds it; else the source's bytes, then the variant from a
-    /// tier (when the version was not known before loading, another size may have made it
-    /// meanwhile) or from the transform.
-    private func produce(_ request: ThumbnailRequest, of source: some ThumbnailSource, versionKnownEarlier: Bool) -> ThumbnailAnswer {
-        if !versionKnownEarlier, let checked = source.checkedVersion() {
-            switch checked {
-            case .failure(let failure): return .failed(failure)
-            case .success(let version):
-                if let found = store.variant(request.identity(of: source.name, at: version).key) {
-                    return .variant(VariantAnswer(variant: found.variant, tier: found.tier, steps: []))
-                }
-            }
-        }
-        let loaded: LoadedSource
-        switch source.load() {
-        case .success(let value): loaded = value
-        case .failure(let failure): return .failed(failure)
-        }
-        guard loaded.bytes.count <= limits.maxSourceBytes else {
-            return .failed(.sourceTooLarge(bytes: loaded.bytes.count, limit: limits.maxSourceBytes))
-        }
-        let identity = request.identity(of: source.name, at: loaded.version)
-        if !versionKnownEarlier, let found = store.variant(identity.key) {
-            return .variant(VariantAnswer(variant: found.variant, tier: found.tier, steps: []))
-        }
-        switch transform(loaded, identity, request) {
-        case .success(let (variant, seconds)):
-            store.store(identity.key, variant)
-            return .variant(VariantAnswer(variant: variant, tier: nil, steps: [loaded.step, .transform(seconds)]))
-        case .failure(let error):
-            return .failed(.imaging(error))
-        }
-    }
-
-    /// Worker thread: several misses of one source (a grid's 1x, 2x and detail sizes asked
-    /// together), each answered as soon as it is made: the version checked and the source
-    /// loaded once, what a tier holds answered from it, and the rest resized from one shared
-    /// decode (`SharedDecode`) where they can be.
-    private func makeAll(_ items: [SourceBatches.Item], of source: some ThumbnailSource) {
+    /// Worker thread: misses of one source (one, or several queued together: a grid's 1x, 2x
+    /// and detail sizes), each flight finished as soon as it is settled. The source's version
+    /// where it can be had without the bytes, and what a tier holds for it answered; else the
+    /// source loaded once, then what a tier holds answered (when the version was not known
+    /// before loading, another size may have made it meanwhile), and the rest transformed,
+    /// several from one shared decode (`SharedDecode`) where they can share it.
+    private func produce(_ items: [SourceBatches.Item], of source: some ThumbnailSource) {
         var pending = items
         func answerAll(_ answer: ThumbnailAnswer) {
             for item in pending { flights.finish(item.flight, with: answer) }
@@ -167,6 +133,7 @@ final class ThumbnailService: Sendable {
             case .failure(let failure): return answerAll(.failed(failure))
             case .success(let version): answerFromTiers(version)
             }
+            if pending.isEmpty { return }
         }
         let loaded: LoadedSource
         switch source.load() {
@@ -176,7 +143,10 @@ final class ThumbnailService: Sendable {
         guard loaded.bytes.count <= limits.maxSourceBytes else {
             return answerAll(.failed(.sourceTooLarge(bytes: loaded.bytes.count, limit: limits.maxSourceBytes)))
         }
-        if !everyVersionKnown { answerFromTiers(loaded.version) }
+        if !everyVersionKnown {
+            answerFromTiers(loaded.version)
+            if pending.isEmpty { return }
+        }
         let identities = pending.map { $0.request.identity(of: source.name, at: loaded.version) }
         // Within the pixel limit first: a source over it is refused by each transform below.
         var shared: SharedDecode?
