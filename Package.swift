@@ -130,7 +130,7 @@ let package = Package(
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "ThumbdTests", dependencies: [
-            "Thumbd", "HTTP", "Imaging", "TestSupport", "ThumbdProtocol", "WireCoding",
+            "Thumbd", "HTTP", "Imaging", "Locking", "TestSupport", "ThumbdProtocol", "WireCoding",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
     ]

@@ -25,14 +25,15 @@ public final class LogSink: Sendable {
         let lines = Locked(Lines())
     }
 
-    private let fd: Int32
     private let shards: [Shard]
     private let flusherStarted = Atomic<Bool>(false)
-    /// Held while writing, so batches never interleave.
-    private let writing = Locked(())
+    /// The descriptor, written to only with its lock held, so batches never interleave. (A
+    /// lock of a value, not of `()`: ThreadSanitizer reported the zero-sized value's accesses
+    /// from two flushing threads as racing.)
+    private let output: Locked<Int32>
 
     public init(fd: Int32, shards: Int = 8) {
-        self.fd = fd
+        output = Locked(fd)
         self.shards = (0..<max(1, shards)).map { _ in Shard() }
     }
 
@@ -81,19 +82,19 @@ public final class LogSink: Sendable {
 
     /// Writes out everything buffered so far.
     public func flush() {
-        writing.withLock { _ in
+        output.withLock { fd in
             for shard in shards {
                 let bytes = shard.lines.withLock { s -> [UInt8] in
                     let taken = s.buffer
                     s.buffer.removeAll(keepingCapacity: true)
                     return taken
                 }
-                if !bytes.isEmpty { writeAll(bytes) }
+                if !bytes.isEmpty { Self.writeAll(bytes, to: fd) }
             }
         }
     }
 
-    private func writeAll(_ bytes: [UInt8]) {
+    private static func writeAll(_ bytes: [UInt8], to fd: Int32) {
         bytes.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
