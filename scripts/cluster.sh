@@ -28,12 +28,13 @@ alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null && [ "$(ps -o stat= -p "$1" 2>
 nginx_pid() { cat "$prefix/nginx.pid" 2>/dev/null || true; }
 running_replicas() { for f in "$dir"/thumbd-*.pid; do [ -e "$f" ] && basename "$f" .pid | cut -d- -f2; done | sort -n; }
 
-wait_port() {  # wait_port PORT: until something answers /health there (or fail after 20 s)
+wait_port() {  # wait_port PORT [LOG]: until something answers /health there (or fail after 20 s, with LOG's end)
     for _ in $(seq 1 200); do
         curl -s -o /dev/null "http://127.0.0.1:$1/health" && return 0
         sleep 0.1
     done
     echo "cluster: nothing answers on port $1" >&2
+    if [ -n "${2:-}" ] && [ -f "$2" ]; then tail -n 5 "$2" | sed 's/^/cluster: replica log: /' >&2; fi
     return 1
 }
 
@@ -44,7 +45,7 @@ start_replica() {  # start_replica I
         "$bin" serve --host 127.0.0.1 --port "$p" --library "$library" --cache-dir "$dir/cache-$i" \
         >> "$dir/thumbd-$i.log" 2>&1 &
     echo $! > "$dir/thumbd-$i.pid"
-    wait_port "$p"
+    wait_port "$p" "$dir/thumbd-$i.log"
 }
 
 stop_replica() {  # stop_replica I: SIGTERM, then wait for it to drain and exit

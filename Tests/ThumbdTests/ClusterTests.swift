@@ -40,9 +40,9 @@ import WireCoding
                 library = folderLibrary.path
                 storeEnvironment = [:]
             }
-            // Six consecutive ports for the balancer and up to five replicas, below the ephemeral
-            // range (32768 and up), where a client socket of any test may hold one.
-            let first = Int.random(in: 20_000...32_000)
+            // Six consecutive ports for the balancer and up to five replicas, free when picked (a
+            // Ceph of another suite holds some in the same range).
+            let first = try #require(freeConsecutivePorts(6))
             balancerPort = first
             replicaPort = first + 1
         }
