@@ -1,3 +1,5 @@
+import WireCoding
+
 /// The `Server-Timing` field (W3C Server Timing) as a value: the steps a response went
 /// through, each with an optional duration and description, rendered only when written.
 public struct ServerTiming: Sendable, Equatable {
@@ -39,8 +41,17 @@ public struct ServerTiming: Sendable, Equatable {
     /// `seconds` as milliseconds with two decimals, without Foundation's costly `String(format:)`:
     /// 0.0123 -> "12.30".
     public static func milliseconds(_ seconds: Double) -> String {
-        let hundredths = max(0, Int((seconds * 100_000).rounded()))
-        let fraction = hundredths % 100
-        return "\(hundredths / 100)." + (fraction < 10 ? "0" : "") + String(fraction)
+        var text: [UInt8] = []
+        appendMilliseconds(seconds, to: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// `milliseconds(seconds)` appended as bytes (the access log composes its lines so).
+    public static func appendMilliseconds(_ seconds: Double, to out: inout [UInt8]) {
+        let hundredths = Int64(max(0, (seconds * 100_000).rounded()))
+        DecimalText.append(hundredths / 100, to: &out)
+        out.append(UInt8(ascii: "."))
+        if hundredths % 100 < 10 { out.append(UInt8(ascii: "0")) }
+        DecimalText.append(hundredths % 100, to: &out)
     }
 }

@@ -26,12 +26,7 @@ struct AccessLog: Sendable {
             line.append(32)
             DecimalText.append(exchange.bodyBytes, to: &line)
             line.append(32)
-            // Milliseconds with two decimals: 0.0015 s -> 1.50ms.
-            let hundredths = Int64(max(0, (exchange.duration * 100_000).rounded()))
-            DecimalText.append(hundredths / 100, to: &line)
-            line.append(UInt8(ascii: "."))
-            if hundredths % 100 < 10 { line.append(UInt8(ascii: "0")) }
-            DecimalText.append(hundredths % 100, to: &line)
+            ServerTiming.appendMilliseconds(exchange.duration, to: &line)  // 0.0015 s -> 1.50
             line.append(contentsOf: "ms ".utf8)
             line.append(contentsOf: (exchange.annotation ?? "-").utf8)
             line.append(32)
