@@ -35,7 +35,7 @@ final class ThumbnailService: Sendable {
     private let clock: any MonotonicClock
     private let logger: Logger
 
-    init(store: VariantStore, pool: WorkerPool, memory: MemoryBudget = MemoryBudget(limit: 0), limits: Limits,
+    init(store: VariantStore, pool: WorkerPool, memory: MemoryBudget, limits: Limits,
          metrics: ThumbdMetrics, clock: any MonotonicClock, logger: Logger) {
         self.store = store
         self.pool = pool

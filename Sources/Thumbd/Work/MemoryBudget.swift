@@ -39,8 +39,8 @@ final class MemoryBudget: Sendable {
             running += 1
         }
 
-        /// Whether a reservation behind the first waiter (or new) may start before it.
-        func mayPassFirst(maxPasses: Int) -> Bool { waiting.first.map { $0.passed < maxPasses } ?? true }
+        /// Whether a reservation behind the first waiter may start before it.
+        func mayPassFirst(maxPasses: Int) -> Bool { waiting[0].passed < maxPasses }
 
         /// Starts the waiters that may start now, in order; returns them.
         mutating func admitWaiting(limit: Int, maxPasses: Int) -> [Waiter] {
@@ -81,19 +81,17 @@ final class MemoryBudget: Sendable {
         state.withLock { ($0.reserved, $0.waiting.count, $0.waits) }
     }
 
+    /// Queued last, then started by the one rule that starts waiters, at once when it may.
     private func reserve(_ bytes: Int) {
-        let waiter: Waiter? = state.withLock { s in
-            if s.fits(bytes, limit: limit) && s.mayPassFirst(maxPasses: maxPasses) {
-                if !s.waiting.isEmpty { s.waiting[0].passed += 1 }
-                s.admit(bytes)
-                return nil
-            }
-            let waiter = Waiter(bytes: bytes)
+        let waiter = Waiter(bytes: bytes)
+        let admitted = state.withLock { s in
             s.waiting.append(Queued(waiter: waiter))
-            s.waits += 1
-            return waiter
+            let admitted = s.admitWaiting(limit: limit, maxPasses: maxPasses)
+            if !admitted.contains(where: { $0 === waiter }) { s.waits += 1 }
+            return admitted
         }
-        waiter?.wake.wait()  // started by `release`, which counted it in
+        for started in admitted { started.wake.signal() }
+        waiter.wake.wait()  // at once when it started above; else when `release` starts it
     }
 
     private func release(_ bytes: Int) {
