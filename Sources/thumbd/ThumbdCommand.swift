@@ -41,7 +41,7 @@ struct Serve: ParsableCommand {
             FileHandle.standardError.write(Data("thumbd: \(error)\n".utf8))
             throw ExitCode(2)
         }
-        let level = Logger.Level(rawValue: loaded.config.logging.level) ?? .info
+        let level = loaded.config.logging.minimumLevel
         LoggingSystem.bootstrap { label in
             // The access log writes to the sink itself (AccessLog); these lines are few: unbuffered.
             var handler = SinkLogHandler(label: label, buffered: false)

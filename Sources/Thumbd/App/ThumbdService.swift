@@ -43,7 +43,7 @@ public final class ThumbdService: Sendable {
         app = ThumbdApp(config: config, library: root, gauges: gauges, clock: clock, logger: logger)
         // Access lines are at level info: a higher logging.level leaves them out, as it did
         // when they went through swift-log.
-        let logsAccess = config.logging.access && (Logger.Level(rawValue: config.logging.level) ?? .info) <= .info
+        let logsAccess = config.logging.access && config.logging.minimumLevel <= .info
         server = try HTTPServer(configuration: config.serverConfiguration, handler: app,
                                 observer: ExchangeLog(metrics: app.metrics, accessLog: logsAccess ? AccessLog() : nil),
                                 gauges: gauges, clock: clock)

@@ -1,5 +1,6 @@
 import HTTP
 import Imaging
+import Logging
 import ThumbdProtocol
 
 /// Every setting thumbd has, with SPEC defaults. Sections mirror the config file's.
@@ -138,6 +139,9 @@ public struct ThumbdConfig: Sendable, Equatable {
         public var level = "info"
         /// One line per request (client, method, target, status, bytes, duration, cache tier).
         public var access = true
+
+        /// `level` as swift-log's (the key's values are checked when loaded).
+        public var minimumLevel: Logger.Level { Logger.Level(rawValue: level) ?? .info }
     }
 
     public var server = Server()
