@@ -7,9 +7,11 @@ import ThumbdProtocol
 /// WebP shrink-on-load), held in memory, and each thumbnail is resized from it. Only plain
 /// resizes of one still raster page share (no `rect`, `trim`, kept frames or vector source).
 /// A size much smaller than the decode is resized from a halved copy of it instead (each
-/// level half the one above, made once when first needed, and used while it is still at least
-/// twice the thumbnail each way, as shrink-on-load would decode it): resizing cost follows the
-/// pixels read, so small sizes do not each read the large decode again.
+/// level half the one above, made once when first needed; a size reads the smallest level
+/// still at least its size each way): resizing cost follows the pixels read, so small sizes do
+/// not each read the large decode again. Levels are halved with the same Lanczos resampling
+/// as the final step (not a block shrink like JPEG's shrink-on-load, which is why libvips
+/// leaves that a factor of two), so the last step may be anything from 1x to 2x.
 /// Resizing from the shared decode is another resampling path than from the bytes: callers
 /// give its outputs their own ETags (`Output.sharedDecode`: the decode's size, which fixes
 /// every level). Use it on one thread.
@@ -32,7 +34,9 @@ public final class SharedDecode: @unchecked Sendable {
             let plan = ResizePlan.make(sourceWidth: sourceWidth, sourceHeight: sourceHeight, options: options)
             return max(Double(plan.thumbnailWidth) / w, Double(plan.thumbnailHeight) / h)
         }.max()!)
-        let boxWidth = Int32(min(w, (w * scale).rounded(.up) + 1)), boxHeight = Int32(min(h, (h * scale).rounded(.up) + 1))
+        // Exactly the largest size where it keeps the aspect ratio, so that one is not resized twice
+        // (the tolerance keeps 1922.0000000000002 at 1922).
+        let boxWidth = Int32(min(w, (w * scale - 1e-6).rounded(.up))), boxHeight = Int32(min(h, (h * scale - 1e-6).rounded(.up)))
         let page = Int32(first.page - 1)
         do {
             let loaded = try data.withUnsafeBytes { raw in
@@ -47,13 +51,13 @@ public final class SharedDecode: @unchecked Sendable {
         levels = [image]
     }
 
-    /// The smallest level still at least twice `width` x `height`: the decode itself when none is.
+    /// The smallest level still at least `width` x `height`: the decode itself when none is.
     func level(serving width: Int, _ height: Int) throws -> VipsImage {
         var index = 0
         while true {
             let current = levels[index]
             let halfWidth = current.width / 2, halfHeight = current.height / 2
-            guard halfWidth >= 2 * width, halfHeight >= 2 * height else { return current }
+            guard halfWidth >= width, halfHeight >= height else { return current }
             if index + 1 == levels.count {
                 let half = try VipsImage.make {
                     tv_thumbnail_image(current.pointer, Int32(halfWidth), Int32(halfHeight), TV_SIZE_FORCE, TV_CROP_NONE, $0)
@@ -80,6 +84,9 @@ public final class SharedDecode: @unchecked Sendable {
         let (sourceWidth, sourceHeight) = header.orientedSize
         let plan = ResizePlan.make(sourceWidth: sourceWidth, sourceHeight: sourceHeight, options: options)
         let base = try level(serving: plan.thumbnailWidth, plan.thumbnailHeight)
+        if plan.interest == .none, base.width == plan.thumbnailWidth, base.height == plan.thumbnailHeight {
+            return try ImageTransformer.placed(base, plan: plan, options: options)
+        }
         let resized = try VipsImage.make {
             tv_thumbnail_image(base.pointer, Int32(plan.thumbnailWidth), Int32(plan.thumbnailHeight),
                                plan.interest == .none ? TV_SIZE_FORCE : TV_SIZE_BOTH, plan.interest.shimCrop, $0)

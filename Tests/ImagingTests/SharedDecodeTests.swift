@@ -28,11 +28,11 @@ import ThumbdProtocol
         let shared = try #require(try SharedDecode(Self.photo, header: header, for: asked))
         #expect(shared.width >= 1200 && shared.width < 1300)
         for options in asked { try Self.expectAsFromTheBytes(options, shared: shared, header: header) }
-        // 100 px wide reads a quarter-size level (about 300 px: still twice its size), not the
-        // 1200-px decode; the largest size reads the decode itself.
-        #expect(shared.levels.count == 3)
+        // 100 px wide reads an eighth-size level (about 150 px: the smallest still at least its
+        // size), not the 1200-px decode; the largest size reads the decode itself.
+        #expect(shared.levels.count == 4)
         let level = try shared.level(serving: 100, 67)
-        #expect(level.width >= 200 && level.width < 400 && level.height >= 134)
+        #expect(level.width >= 100 && level.width < 200 && level.height >= 67)
         #expect(try shared.level(serving: 1200, 800).width == shared.width)
     }
 

@@ -55,7 +55,8 @@ final class ThumbnailIdentity: Sendable {
     /// options (format settled) and, when it was resized from a decode shared with other sizes,
     /// that decode's size (another resampling path gives other bytes: never one ETag for both).
     static func etag(sourceVersion: String, options: TransformOptions, sharedDecode: (width: Int, height: Int)? = nil) -> String {
-        let path = sharedDecode.map { "|shared=\($0.width)x\($0.height)" } ?? ""
+        // "shared2": levels read down to the size itself (the first rule kept them twice it).
+        let path = sharedDecode.map { "|shared2=\($0.width)x\($0.height)" } ?? ""
         return "t" + StableHash.hex128(sourceVersion + path + "|" + options.canonicalText)
     }
 
