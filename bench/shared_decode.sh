@@ -3,9 +3,10 @@
 # asked at the same time, against the same 8 asked one after another (each a miss made alone),
 # in alternating rounds on one thumbd (limits.workers 2, output.shared_decode on), every URL a miss (widths nudged per
 # round). Priced in server CPU per set of 8 (/proc). Misses of one source queued together are
-# made from one load and one decode (SharedDecode; sizes far below it from halved copies of
-# it); the first to reach an idle worker starts alone, so a set asked at once is decoded two or
-# three times, not eight.
+# made from one load and one decode (SharedDecode; smaller sizes from halved copies of it); one
+# worker makes a source at a time, so a set asked at once is decoded once or twice, not eight
+# times. curl's --parallel-immediate sends the 8 at once (without it curl holds the other 7
+# until the first connection has answered, to see whether it could multiplex them).
 # Target (issue 25): together <= 0.6x apart.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,7 +39,7 @@ set_cpu() {
     done
     local t0 t1 codes
     t0=$(cpu_ticks "$pid")
-    codes=$(curl -s --no-progress-meter -Z --parallel-max "$2" -K "$BENCH_DIR/shared-urls" -w '%{http_code}\n')
+    codes=$(curl -s --no-progress-meter -Z --parallel-immediate --parallel-max "$2" -K "$BENCH_DIR/shared-urls" -w '%{http_code}\n')
     t1=$(cpu_ticks "$pid")
     [ "$(grep -c '^200$' <<< "$codes")" -eq 8 ] || { echo "not every answer was 200" >&2; exit 1; }
     echo "($t1 - $t0) * 1000 / $TICK" | bc -l

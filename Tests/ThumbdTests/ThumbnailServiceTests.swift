@@ -92,16 +92,22 @@ final class Answers: Sendable {
         #expect(thumbnails.transformsRun.count == 1 && source.loads.count == 1)
     }
 
+    /// A miss of `source` started and held inside its transform: another holder has the whole
+    /// of `budget` (64 MiB) until released.
+    func missHeldInItsTransform(_ thumbnails: ThumbnailService, _ budget: MemoryBudget, _ query: String,
+                                of source: StubSource) throws -> (other: BudgetHolder, answers: Answers) {
+        let other = BudgetHolder(budget, bytes: 64 << 20)
+        #expect(other.waitEntered())
+        let answers = Answers()
+        thumbnails.make(try request(query), of: source, at: source.knownVersion, for: answers.waiter())
+        #expect(eventually { budget.usage.waiting == 1 })
+        return (other, answers)
+    }
+
     @Test func aTransformWaitsUntilItsEstimateFitsInTheMemoryBudget() throws {
         let budget = MemoryBudget(limit: 64 << 20)
         let thumbnails = service(memory: budget)
-        // Another transform holds the whole budget.
-        let other = BudgetHolder(budget, bytes: 64 << 20)
-        #expect(other.waitEntered())
-        let source = StubSource("budget", bytes: Self.photo)
-        let answers = Answers()
-        thumbnails.make(try request("w=100"), of: source, at: source.knownVersion, for: answers.waiter())
-        #expect(eventually { budget.usage.waiting == 1 })
+        let (other, answers) = try missHeldInItsTransform(thumbnails, budget, "w=100", of: StubSource("budget", bytes: Self.photo))
         #expect(answers.received.withLock { $0.isEmpty } && thumbnails.transformsRun.count == 0)
         other.release()
         guard case .variant(let made) = answers.wait(for: 1).first else {
@@ -167,6 +173,57 @@ final class Answers: Sendable {
             }
             #expect((made.variant.etag == etag) == (!sharing || query.contains("rect")), "\(query)")
         }
+    }
+
+    /// The ETags of `answers` (one each), in order; empty when one is not a variant.
+    func etags(_ answers: [Answers]) -> [String] {
+        answers.compactMap { answer -> String? in
+            if case .variant(let made) = answer.wait(for: 1).first { return made.variant.etag } else { return nil }
+        }
+    }
+
+    @Test func missesArrivingWhileTheirSourceLoadsJoinItThoughAWorkerIsIdle() throws {
+        let thumbnails = service(workers: 2, sharesDecodes: true)
+        let source = StubSource("joining", bytes: Self.photo, gated: true)
+        let queries = ["w=90", "w=200", "w=300&h=100&fit=cover", "w=400"]
+        let answers = queries.map { _ in Answers() }
+        thumbnails.make(try request(queries[0]), of: source, at: source.knownVersion, for: answers[0].waiter())
+        #expect(eventually { source.loads.count == 1 })
+        for (query, answer) in zip(queries, answers).dropFirst() {
+            thumbnails.make(try request(query), of: source, at: source.knownVersion, for: answer.waiter())
+        }
+        // Their jobs ran on the idle worker and left them to the one loading the source.
+        #expect(eventually { thumbnails.pool.queueDepth == 0 && thumbnails.pool.running == 1 })
+        #expect(source.loads.count == 1)
+        source.gate.signal()
+        source.gate.signal()  // a second load, were there one, would not hang the test
+        let made = etags(answers)
+        #expect(made.count == 4 && source.loads.count == 1 && thumbnails.transformsRun.count == 4)
+        // All four resized from one decode: none has the ETag of its size made alone.
+        let alone = service()
+        for (query, etag) in zip(queries, made) {
+            let answer = Answers()
+            alone.make(try request(query), of: StubSource("joining", bytes: Self.photo), at: source.knownVersion, for: answer.waiter())
+            #expect(etags([answer]) != [etag], "\(query)")
+        }
+    }
+
+    @Test func missesArrivingWhileTheirSourceIsTransformedWaitAndAreMadeTogetherNext() throws {
+        let budget = MemoryBudget(limit: 64 << 20)
+        let thumbnails = service(workers: 2, sharesDecodes: true, memory: budget)
+        let source = StubSource("next", bytes: Self.photo)
+        let (other, first) = try missHeldInItsTransform(thumbnails, budget, "w=100", of: source)
+        let later = ["w=150", "w=250"].map { _ in Answers() }
+        for (query, answer) in zip(["w=150", "w=250"], later) {
+            thumbnails.make(try request(query), of: source, at: source.knownVersion, for: answer.waiter())
+        }
+        #expect(eventually { thumbnails.pool.queueDepth == 0 && thumbnails.pool.running == 1 })
+        #expect(source.loads.count == 1 && budget.usage.waiting == 1)
+        other.release()
+        #expect(etags([first] + later).count == 3)
+        // The two later ones: one more load, made together after the first.
+        #expect(source.loads.count == 2 && thumbnails.transformsRun.count == 3)
+        #expect(eventually { thumbnails.pool.running == 0 })
     }
 
     @Test func aSourceWhoseVersionIsUnknownIsLoadedBeforeItsKeyExistsAndSharesIt() throws {

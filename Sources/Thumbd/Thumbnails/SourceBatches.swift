@@ -1,8 +1,13 @@
 import Locking
 
-/// Misses of one source waiting for a worker. The first of them to start takes the others
-/// along, so their source is loaded and decoded once for all (`ThumbnailService.produce`); the
-/// jobs of the ones taken find nothing left to do.
+/// Misses of one source waiting for a worker, and whether a worker is making that source now.
+/// One worker at a time makes a source: the first job to start takes every miss queued for it,
+/// and the misses that arrive while it works wait for it (even with other workers idle) and are
+/// taken by it: those that arrive while it loads the source join what it makes now (`arrived`),
+/// the later ones are made next, together (`next`), so their source is loaded and decoded once
+/// for all (`ThumbnailService.produce`). A grid's 1x, 2x and detail sizes arrive within a
+/// millisecond or two: idle workers would each have taken one alone. The jobs of the ones taken
+/// find nothing left to do.
 final class SourceBatches: Sendable {
     struct Item: Sendable {
         let flight: String
@@ -10,26 +15,57 @@ final class SourceBatches: Sendable {
         let versionKnownEarlier: Bool
     }
 
-    private let queued = Locked<[String: [Item]]>([:])
-
-    func add(_ batch: String, _ item: Item) {
-        queued.withLock { $0[batch, default: []].append(item) }
+    private struct Batch {
+        var items: [Item] = []
+        /// A worker is making this source; it takes `items` when done (`next`).
+        var making = false
     }
 
-    /// Every item queued for `batch` when `flight` is still among them; nil when another worker took it.
+    private let table = Locked<[String: Batch]>([:])
+
+    func add(_ batch: String, _ item: Item) {
+        table.withLock { $0[batch, default: Batch()].items.append(item) }
+    }
+
+    /// Every item queued for `batch` when `flight` is still among them and no worker is making
+    /// the source (then the caller makes it, and calls `next` until it returns nil); nil when
+    /// another worker took it or will.
     func take(_ batch: String, for flight: String) -> [Item]? {
-        queued.withLock { table in
-            guard let items = table[batch], items.contains(where: { $0.flight == flight }) else { return nil }
-            table[batch] = nil
-            return items
+        table.withLock { table in
+            guard let queued = table[batch], !queued.making, queued.items.contains(where: { $0.flight == flight }) else { return nil }
+            table[batch] = Batch(items: [], making: true)
+            return queued.items
+        }
+    }
+
+    /// The items queued for `batch` while its maker worked, for it to make next; nil when none
+    /// (the source is no longer being made).
+    func next(_ batch: String) -> [Item]? {
+        table.withLock { table in
+            guard let queued = table[batch], !queued.items.isEmpty else {
+                table[batch] = nil
+                return nil
+            }
+            table[batch] = Batch(items: [], making: true)
+            return queued.items
+        }
+    }
+
+    /// The items queued for `batch` since its maker took it, joining what it makes now: they
+    /// arrived while it loaded the source.
+    func arrived(_ batch: String) -> [Item] {
+        table.withLock { table in
+            guard let queued = table[batch]?.items, !queued.isEmpty else { return [] }
+            table[batch]?.items = []
+            return queued
         }
     }
 
     /// Takes `flight` out of `batch` (its job was refused).
     func remove(_ batch: String, _ flight: String) {
-        queued.withLock { table in
-            table[batch]?.removeAll { $0.flight == flight }
-            if table[batch]?.isEmpty == true { table[batch] = nil }
+        table.withLock { table in
+            table[batch]?.items.removeAll { $0.flight == flight }
+            if let left = table[batch], left.items.isEmpty, !left.making { table[batch] = nil }
         }
     }
 }

@@ -70,10 +70,14 @@ final class ThumbnailService: Sendable {
         let batch = "\(source.name.text)|\(request.transform.options.page)"
         batches.add(batch, item)
         let accepted = pool.submit { [self] in
-            // Another miss of this source started first and makes this one too.
-            guard let items = batches.take(batch, for: flight) else { return }
-            let wanted = items.filter { !flights.abandonIfUnwanted($0.flight) }
-            if !wanted.isEmpty { produce(wanted, of: source) }
+            // Another miss of this source started first and makes this one too (now or next).
+            guard var items = batches.take(batch, for: flight) else { return }
+            while true {
+                let wanted = items.filter { !flights.abandonIfUnwanted($0.flight) }
+                if !wanted.isEmpty { produce(wanted, of: source, joining: { batches.arrived(batch) }) }
+                guard let queued = batches.next(batch) else { return }
+                items = queued
+            }
         }
         if !accepted {
             batches.remove(batch, flight)
@@ -113,9 +117,11 @@ final class ThumbnailService: Sendable {
     /// and detail sizes), each flight finished as soon as it is settled. The source's version
     /// where it can be had without the bytes, and what a tier holds for it answered; else the
     /// source loaded once, then what a tier holds answered (when the version was not known
-    /// before loading, another size may have made it meanwhile), and the rest transformed,
-    /// several from one shared decode (`SharedDecode`) where they can share it.
-    private func produce(_ items: [SourceBatches.Item], of source: some ThumbnailSource) {
+    /// before loading, another size may have made it meanwhile), misses of the source that
+    /// arrived during the load joined (`joining`), and the rest transformed, several from one
+    /// shared decode (`SharedDecode`) where they can share it.
+    private func produce(_ items: [SourceBatches.Item], of source: some ThumbnailSource,
+                         joining: () -> [SourceBatches.Item] = { [] }) {
         var pending = items
         func answerAll(_ answer: ThumbnailAnswer) {
             for item in pending { flights.finish(item.flight, with: answer) }
@@ -143,7 +149,9 @@ final class ThumbnailService: Sendable {
         guard loaded.bytes.count <= limits.maxSourceBytes else {
             return answerAll(.failed(.sourceTooLarge(bytes: loaded.bytes.count, limit: limits.maxSourceBytes)))
         }
-        if !everyVersionKnown {
+        let late = joining().filter { !flights.abandonIfUnwanted($0.flight) }
+        pending += late
+        if !everyVersionKnown || !late.isEmpty {
             answerFromTiers(loaded.version)
             if pending.isEmpty { return }
         }
