@@ -36,6 +36,23 @@ import ThumbdProtocol
         #expect(try shared.level(serving: 1200, 800).width == shared.width)
     }
 
+    /// Sources and widths where a box of the width alone decodes one row short of the plan
+    /// (found by trying 776 sizes with `vips thumbnail`): the decode still serves every size.
+    @Test(arguments: [(777, 667, 60), (1001, 667, 97), (1999, 777, 480), (2001, 667, 161), (3001, 1333, 125), (4001, 667, 333)])
+    func theDecodeIsNeverAPixelShortOfTheLargestSize(_ source: (width: Int, height: Int, asked: Int)) throws {
+        let bytes = try ImageSynthesis.pattern(width: source.width, height: source.height, seed: 3).encode(.jpeg)
+        let header = try ImageHeader.read(bytes)
+        let asked = [Self.options(source.asked), Self.options(source.asked / 2)]
+        let plan = ResizePlan.make(sourceWidth: source.width, sourceHeight: source.height, options: asked[0])
+        let shared = try #require(try SharedDecode(bytes, header: header, for: asked))
+        #expect(shared.width >= plan.thumbnailWidth && shared.height >= plan.thumbnailHeight, "\(shared.width)x\(shared.height)")
+        for options in asked {
+            let alone = try ImageTransformer.transform(bytes, header: header, options: options)
+            let together = try ImageTransformer.transform(bytes, header: header, options: options, shared: shared)
+            #expect(together.sharedDecode != nil && together.width == alone.width && together.height == alone.height)
+        }
+    }
+
     /// Made from the shared decode, `options` has the size made from the bytes alone and
     /// pixels close to it, and says which decode it came from.
     static func expectAsFromTheBytes(_ options: TransformOptions, shared: SharedDecode, header: ImageHeader) throws {
