@@ -192,7 +192,7 @@ final class Answers: Sendable {
         for (query, answer) in zip(queries, answers).dropFirst() {
             thumbnails.make(try request(query), of: source, at: source.knownVersion, for: answer.waiter())
         }
-        // Their jobs ran on the idle worker and left them to the one loading the source.
+        // No job was queued for them, and the idle worker took none: the one loading the source takes them.
         #expect(eventually { thumbnails.pool.queueDepth == 0 && thumbnails.pool.running == 1 })
         #expect(source.loads.count == 1)
         source.gate.signal()
@@ -206,6 +206,25 @@ final class Answers: Sendable {
             alone.make(try request(query), of: StubSource("joining", bytes: Self.photo), at: source.knownVersion, for: answer.waiter())
             #expect(etags([answer]) != [etag], "\(query)")
         }
+    }
+
+    @Test func aMissJoiningASourceBeingMadeTakesNoQueuePlace() throws {
+        // One worker and no queue: any job beyond the running one is refused (503).
+        let thumbnails = service(workers: 1, queue: 0, sharesDecodes: true)
+        let source = StubSource("full", bytes: Self.photo, gated: true)
+        let first = Answers(), second = Answers()
+        thumbnails.make(try request("w=90"), of: source, at: source.knownVersion, for: first.waiter())
+        #expect(eventually { source.loads.count == 1 })
+        thumbnails.make(try request("w=180"), of: source, at: source.knownVersion, for: second.waiter())
+        source.gate.signal()
+        source.gate.signal()
+        for answer in [first, second] {
+            guard case .variant = answer.wait(for: 1).first else {
+                Issue.record("not made: \(String(describing: answer.received.withLock { $0.first }))")
+                return
+            }
+        }
+        #expect(source.loads.count == 1)
     }
 
     @Test func missesArrivingWhileTheirSourceIsTransformedWaitAndAreMadeTogetherNext() throws {

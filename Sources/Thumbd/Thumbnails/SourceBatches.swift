@@ -23,8 +23,12 @@ final class SourceBatches: Sendable {
 
     private let table = Locked<[String: Batch]>([:])
 
-    func add(_ batch: String, _ item: Item) {
-        table.withLock { $0[batch, default: Batch()].items.append(item) }
+    /// Queues `item`; false when a worker is making the source, which takes it (no job needed).
+    func add(_ batch: String, _ item: Item) -> Bool {
+        table.withLock { table in
+            table[batch, default: Batch()].items.append(item)
+            return !table[batch]!.making
+        }
     }
 
     /// Every item queued for `batch` when `flight` is still among them and no worker is making
@@ -61,11 +65,13 @@ final class SourceBatches: Sendable {
         }
     }
 
-    /// Takes `flight` out of `batch` (its job was refused).
-    func remove(_ batch: String, _ flight: String) {
+    /// Takes `flight` out of `batch` (its job was refused); false when a maker took it first.
+    func remove(_ batch: String, _ flight: String) -> Bool {
         table.withLock { table in
-            table[batch]?.items.removeAll { $0.flight == flight }
+            guard let index = table[batch]?.items.firstIndex(where: { $0.flight == flight }) else { return false }
+            table[batch]!.items.remove(at: index)
             if let left = table[batch], left.items.isEmpty, !left.making { table[batch] = nil }
+            return true
         }
     }
 }

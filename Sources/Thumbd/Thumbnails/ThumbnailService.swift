@@ -68,7 +68,8 @@ final class ThumbnailService: Sendable {
         }
         guard flights.join(flight, waiter) else { return }
         let batch = "\(source.name.text)|\(request.transform.options.page)"
-        batches.add(batch, item)
+        // A worker making this source takes it.
+        guard batches.add(batch, item) else { return }
         let accepted = pool.submit { [self] in
             // Another miss of this source started first and makes this one too (now or next).
             guard var items = batches.take(batch, for: flight) else { return }
@@ -79,8 +80,7 @@ final class ThumbnailService: Sendable {
                 items = queued
             }
         }
-        if !accepted {
-            batches.remove(batch, flight)
+        if !accepted, batches.remove(batch, flight) {
             flights.finish(flight, with: .failed(.overloaded))
         }
     }
