@@ -33,28 +33,25 @@ public final class SharedDecode: @unchecked Sendable {
         // The largest scale any of them resizes the source by, at most 1 (enlarging resizes up from the full size).
         let scale = min(1, plans.map { max(Double($0.thumbnailWidth) / w, Double($0.thumbnailHeight) / h) }.max()!)
         let page = Int32(first.page - 1)
-        func decode(scale: Double) throws(ImagingError) -> VipsImage {
-            let boxWidth = Int32(min(w, (w * scale - 1e-6).rounded(.up))), boxHeight = Int32(min(h, (h * scale - 1e-6).rounded(.up)))
-            do {
-                let loaded = try data.withUnsafeBytes { raw in
-                    VipsImage.attempt { tv_thumbnail_page(raw.baseAddress, raw.count, boxWidth, boxHeight, TV_SIZE_DOWN, TV_CROP_NONE, page, $0) }
-                }.get()
-                // Decoded into memory once: every size reads it again.
-                return try VipsImage.make { tv_materialize(loaded.pointer, $0) }
-            } catch {
-                throw .undecodable((error as? VipsCallError)?.message ?? "\(error)")
-            }
-        }
-        func servesEvery(_ image: VipsImage) -> Bool {
-            plans.allSatisfy { image.width >= min($0.thumbnailWidth, sourceWidth) && image.height >= min($0.thumbnailHeight, sourceHeight) }
-        }
         // Exactly the largest size where it keeps the aspect ratio, so that one is not resized twice
-        // (the tolerance keeps 1922.0000000000002 at 1922). libvips fixes one side of the box and
-        // rounds the other from the shrink-on-load size: a box of the width alone falls a pixel
-        // short now and then (32 of 776 sizes tried), one from the scale of the plan's rounded
-        // sides did not (0 of 776). Were it short, every size is made alone: none is enlarged.
-        let decoded = try decode(scale: scale)
-        guard servesEvery(decoded) else { return nil }
+        // (the tolerance keeps 1922.0000000000002 at 1922).
+        let boxWidth = Int32(min(w, (w * scale - 1e-6).rounded(.up))), boxHeight = Int32(min(h, (h * scale - 1e-6).rounded(.up)))
+        let decoded: VipsImage
+        do {
+            let loaded = try data.withUnsafeBytes { raw in
+                VipsImage.attempt { tv_thumbnail_page(raw.baseAddress, raw.count, boxWidth, boxHeight, TV_SIZE_DOWN, TV_CROP_NONE, page, $0) }
+            }.get()
+            // Decoded into memory once: every size reads it again.
+            decoded = try VipsImage.make { tv_materialize(loaded.pointer, $0) }
+        } catch {
+            throw .undecodable((error as? VipsCallError)?.message ?? "\(error)")
+        }
+        // libvips fixes one side of the box and rounds the other from the shrink-on-load size: a
+        // box of the width alone falls a pixel short now and then (32 of 776 sizes tried), one
+        // from the scale of the plans' rounded sides did not (0 of 776). Were it short, every size
+        // is made alone: none is enlarged.
+        guard plans.allSatisfy({ decoded.width >= min($0.thumbnailWidth, sourceWidth) && decoded.height >= min($0.thumbnailHeight, sourceHeight) })
+        else { return nil }
         image = decoded
         self.page = first.page
         levels = [image]
