@@ -33,6 +33,19 @@ final class BudgetHolder: Sendable {
 }
 
 @Suite struct MemoryBudgetTests {
+    /// `asking` bytes reserved while another holds `holding`: they wait, not inside, until the
+    /// holder gives its bytes back, then enter; returns the one now inside.
+    static func waitsForTheHolder(_ budget: MemoryBudget, holding: Int, asking: Int) -> BudgetHolder {
+        let holder = BudgetHolder(budget, bytes: holding)
+        #expect(holder.waitEntered())
+        let waiter = BudgetHolder(budget, bytes: asking)
+        #expect(eventually { budget.usage.waiting == 1 })
+        #expect(!waiter.inside)
+        holder.release()
+        #expect(waiter.waitEntered())
+        return waiter
+    }
+
     @Test func reservationsThatFitTogetherRunTogether() {
         let budget = MemoryBudget(limit: 100)
         let a = BudgetHolder(budget, bytes: 60)
@@ -47,13 +60,7 @@ final class BudgetHolder: Sendable {
 
     @Test func oneThatDoesNotFitWaitsUntilTheOthersGiveBack() {
         let budget = MemoryBudget(limit: 100)
-        let a = BudgetHolder(budget, bytes: 60)
-        #expect(a.waitEntered())
-        let b = BudgetHolder(budget, bytes: 50)
-        #expect(eventually { budget.usage.waiting == 1 })
-        #expect(!b.inside)
-        a.release()
-        #expect(b.waitEntered())
+        let b = Self.waitsForTheHolder(budget, holding: 60, asking: 50)
         #expect(budget.usage.reserved == 50 && budget.usage.waits == 1)
         b.release()
     }
@@ -82,13 +89,7 @@ final class BudgetHolder: Sendable {
 
     @Test func oneOverTheWholeBudgetRunsAloneOnceNothingElseDoes() {
         let budget = MemoryBudget(limit: 100)
-        let a = BudgetHolder(budget, bytes: 10)
-        #expect(a.waitEntered())
-        let huge = BudgetHolder(budget, bytes: 500)
-        #expect(eventually { budget.usage.waiting == 1 })
-        #expect(!huge.inside)
-        a.release()
-        #expect(huge.waitEntered())
+        let huge = Self.waitsForTheHolder(budget, holding: 10, asking: 500)
         let next = BudgetHolder(budget, bytes: 1)
         #expect(eventually { budget.usage.waiting == 1 })
         #expect(!next.inside)
