@@ -9,13 +9,15 @@ public struct LRUCache<Key: Hashable, Value> {
     @usableFromInline
     struct Node {
         @usableFromInline var key: Key
-        @usableFromInline var value: Value
+        /// nil once removed: a free slot must not keep its value alive (its bytes would be
+        /// held beyond the capacity until the slot is reused).
+        @usableFromInline var value: Value?
         @usableFromInline var cost: Int
         @usableFromInline var prev: Int
         @usableFromInline var next: Int
 
         @inlinable
-        init(key: Key, value: Value, cost: Int, prev: Int, next: Int) {
+        init(key: Key, value: Value?, cost: Int, prev: Int, next: Int) {
             self.key = key
             self.value = value
             self.cost = cost
@@ -24,7 +26,9 @@ public struct LRUCache<Key: Hashable, Value> {
         }
     }
 
-    public let capacity: Int
+    @usableFromInline var bound: Int
+    /// The most cost it holds (`setCapacity` changes it).
+    @inlinable public var capacity: Int { bound }
     @usableFromInline var cost = 0
     @usableFromInline var evictionCount = 0
 
@@ -40,7 +44,7 @@ public struct LRUCache<Key: Hashable, Value> {
 
     @inlinable
     public init(capacity: Int) {
-        self.capacity = max(0, capacity)
+        self.bound = max(0, capacity)
     }
 
     @inlinable public var count: Int { index.count }
@@ -56,7 +60,22 @@ public struct LRUCache<Key: Hashable, Value> {
     /// The value for `key` without touching its recency.
     @inlinable
     public func peek(_ key: Key) -> Value? {
-        index[key].map { nodes[$0].value }
+        index[key].flatMap { nodes[$0].value }
+    }
+
+    /// A new bound: least recently used entries are evicted until the cost fits it. Returns
+    /// the cost evicted.
+    @discardableResult
+    @inlinable
+    public mutating func setCapacity(_ newCapacity: Int) -> Int {
+        bound = max(0, newCapacity)
+        var evicted = 0
+        while cost > capacity, tail >= 0 {
+            evicted += nodes[tail].cost
+            remove(nodes[tail].key)
+            evictionCount += 1
+        }
+        return evicted
     }
 
     /// Inserts or replaces; evicts least recently used entries until the cost fits.
@@ -97,13 +116,15 @@ public struct LRUCache<Key: Hashable, Value> {
         unlink(i)
         cost -= nodes[i].cost
         free.append(i)
-        return nodes[i].value
+        let value = nodes[i].value
+        nodes[i].value = nil
+        return value
     }
 
     @inlinable
     /// Removes every value for which `shouldRemove` holds; returns how many.
     public mutating func removeAll(where shouldRemove: (Key, Value) -> Bool) -> Int {
-        let doomed = index.compactMap { key, i in shouldRemove(key, nodes[i].value) ? key : nil }
+        let doomed = index.compactMap { key, i in nodes[i].value.map { shouldRemove(key, $0) } == true ? key : nil }
         for key in doomed { _ = remove(key) }
         return doomed.count
     }

@@ -44,6 +44,14 @@ public final class MemoryCache<Value: Sendable>: Sendable {
         state.withLock { _ = $0.lru.put(key.hash, value, cost: cost) }
     }
 
+    /// A new bound (the entries least recently used evicted to fit); returns the bytes evicted.
+    @discardableResult
+    public func setCapacity(_ bytes: Int) -> Int {
+        state.withLock { $0.lru.setCapacity(bytes) }
+    }
+
+    public var currentCapacity: Int { state.withLock { $0.lru.capacity } }
+
     /// Removes every value for which `shouldRemove` holds; returns how many.
     public func removeAll(where shouldRemove: @Sendable (Value) -> Bool) -> Int {
         state.withLock { $0.lru.removeAll { _, value in shouldRemove(value) } }

@@ -45,6 +45,35 @@ import Testing
         #expect(cache.get(0) == 0)
     }
 
+    /// A value that counts how many of its kind are alive.
+    final class Counted {
+        nonisolated(unsafe) static var alive = 0
+        init() { Self.alive += 1 }
+        deinit { Self.alive -= 1 }
+    }
+
+    @Test func evictedAndRemovedValuesAreLetGoAtOnce() {
+        var cache = LRUCache<Int, Counted>(capacity: 30)
+        for i in 0..<3 { cache.put(i, Counted(), cost: 10) }
+        #expect(Counted.alive == 3)
+        // One larger value evicts all three: none may stay alive in a free slot.
+        cache.put(9, Counted(), cost: 30)
+        #expect(Counted.alive == 1 && cache.count == 1)
+        cache.remove(9)
+        _ = cache.removeAll { _, _ in true }
+        #expect(Counted.alive == 0)
+    }
+
+    @Test func aLowerCapacityEvictsTheLeastRecentToFitAndAHigherOneKeepsAll() {
+        var cache = LRUCache<String, Int>(capacity: 100)
+        for (key, cost) in [("a", 30), ("b", 30), ("c", 30)] { cache.put(key, 0, cost: cost) }
+        _ = cache.get("a")
+        #expect(cache.setCapacity(50) == 60)
+        #expect(cache.keysByRecency == ["a"] && cache.totalCost == 30 && cache.capacity == 50)
+        #expect(cache.put("d", 0, cost: 30) == ["a"])
+        #expect(cache.setCapacity(100) == 0 && cache.keysByRecency == ["d"])
+    }
+
     enum Op: Sendable {
         case put(Int, Int)  // key, cost
         case get(Int)
