@@ -191,7 +191,14 @@ int tv_find_trim(VipsImage *in, double threshold, int *left, int *top, int *widt
 VipsImage *tv_rotate(VipsImage *in, int degrees, char **err) {
     static const VipsAngle angles[] = { VIPS_ANGLE_D0, VIPS_ANGLE_D90, VIPS_ANGLE_D180, VIPS_ANGLE_D270 };
     VipsImage *out = NULL;
-    if (vips_rot(in, &out, angles[(degrees / 90) & 3], NULL)) return fail_null(err);
+    /* A turn reads the image out of order (by columns, or from the bottom): a sequential
+       decode (the thumbnail of a large JPEG) fails with "out of order read", so it turns a
+       copy in memory. */
+    VipsImage *source = (degrees / 90) & 3 ? vips_image_copy_memory(in) : (g_object_ref(in), in);
+    if (!source) return fail_null(err);
+    int rc = vips_rot(source, &out, angles[(degrees / 90) & 3], NULL);
+    g_object_unref(source);
+    if (rc) return fail_null(err);
     return out;
 }
 

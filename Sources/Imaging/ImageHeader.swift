@@ -13,6 +13,9 @@ public struct ImageHeader: Sendable, Equatable {
     public var bitsPerSample: Int
     /// libvips loader nickname, such as `jpegload_buffer`.
     public var loader: String
+    /// A progressive JPEG or an interlaced PNG: their decoders hold the whole image, not a
+    /// strip (read from the bytes, `Interlace.detect`).
+    public var interlaced = false
 
     /// Vector sources (SVG, PDF) are drawn at any size: their size is only nominal.
     public var isVector: Bool { loader.hasPrefix("svgload") || loader.hasPrefix("pdfload") }
@@ -27,7 +30,9 @@ public struct ImageHeader: Sendable, Equatable {
         var header = tv_header()
         var err: UnsafeMutablePointer<CChar>?
         let rc = bytes.withUnsafeBytes { tv_read_header($0.baseAddress, $0.count, &header, &err) }
-        return try make(header, rc: rc, err: err)
+        var read = try make(header, rc: rc, err: err)
+        read.interlaced = Interlace.detect(bytes)
+        return read
     }
 
     /// The header of an image file, read without decoding (only its first blocks are read).

@@ -57,6 +57,18 @@ public final class SharedDecode: @unchecked Sendable {
         levels = [image]
     }
 
+    /// Bytes a shared decode for `options` holds (the decode and its halved levels, a third
+    /// more), or nil when none of them can share one.
+    public static func estimate(header: ImageHeader, for options: [TransformOptions]) -> Int? {
+        let sharing = options.filter { canShare($0, header: header) }
+        guard sharing.count > 1 else { return nil }
+        let (sourceWidth, sourceHeight) = header.orientedSize
+        let plans = sharing.map { ResizePlan.make(sourceWidth: sourceWidth, sourceHeight: sourceHeight, options: $0) }
+        let scale = min(1, plans.map { max(Double($0.thumbnailWidth) / Double(sourceWidth), Double($0.thumbnailHeight) / Double(sourceHeight)) }.max()!)
+        let pixels = Int((Double(sourceWidth) * scale).rounded(.up)) * Int((Double(sourceHeight) * scale).rounded(.up))
+        return pixels * max(3, header.bands) * max(1, header.bitsPerSample / 8) * 4 / 3
+    }
+
     /// The smallest level still at least `width` x `height`: the decode itself when none is.
     func level(serving width: Int, _ height: Int) throws -> VipsImage {
         var index = 0

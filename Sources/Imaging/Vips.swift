@@ -23,6 +23,9 @@ public enum ImagingError: Error, Equatable, Sendable, CustomStringConvertible {
     case tooManyPixels(width: Int, height: Int, limit: Int)
     /// An animation with more frames than allowed (`anim=1`): 422, before any decoding.
     case tooManyFrames(frames: Int, limit: Int)
+    /// What the options make of this source (after resizing, rotation, padding, every frame)
+    /// is over the output limits: 422, before any decoding.
+    case outputTooLarge(width: Int, height: Int, detail: String)
     /// Truncated or corrupt data: 422.
     case undecodable(String)
     /// Encoding failed: 500.
@@ -36,6 +39,7 @@ public enum ImagingError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unsupportedFormat: "not an image format thumbd can read"
         case .tooManyPixels(let w, let h, let limit): "the image is \(w)x\(h), over the limit of \(limit) pixels"
         case .tooManyFrames(let frames, let limit): "the animation has \(frames) frames, over the limit of \(limit)"
+        case .outputTooLarge(let w, let h, let detail): "the output would be \(w)x\(h), \(detail)"
         case .undecodable(let detail): "the image cannot be decoded: \(detail)"
         case .encodingFailed(let detail): "the image cannot be encoded: \(detail)"
         case .badParameter(_, let detail): detail
