@@ -73,6 +73,17 @@ import ThumbdProtocol
         #expect(try close(half.pixel(x: 195, y: 95), Self.red))
     }
 
+    /// A large JPEG is decoded sequentially: turning it read out of order ("out of order read",
+    /// 422) until the turn worked on a copy in memory.
+    @Test(arguments: [90, 180, 270])
+    func aLargeJPEGTurnsWithoutReadingOutOfOrder(_ degrees: Int) throws {
+        let photo = try ImageSynthesis.pattern(width: 4000, height: 3000, seed: 3).encode(.jpeg)
+        let header = try ImageTransformer.checkedHeader(photo, maxPixels: 50_000_000)
+        let out = try ImageTransformer.transform(photo, header: header,
+                                                 options: TransformOptions(width: 3000, format: .jpeg, rotation: degrees))
+        #expect(degrees == 180 ? (out.width, out.height) == (3000, 2250) : (out.width, out.height) == (2250, 3000))
+    }
+
     @Test func padFitLetterboxesInTheBackground() throws {
         let source = try Self.canvas(400, 200, fill: Self.blue)
         let (out, image) = try run(source, TransformOptions(width: 300, height: 300, fit: .pad, background: RGBAColor(hex: "00ff00")))
