@@ -12,14 +12,18 @@ final class BudgetHolder: Sendable {
     let done = DispatchSemaphore(value: 0)
     let isInside = Atomic<Bool>(false)
 
-    init(_ budget: MemoryBudget, bytes: Int) {
+    /// Why it did not run, once it returned without running.
+    let refusal = Locked<MemoryBudget.Refusal?>(nil)
+
+    init(_ budget: MemoryBudget, bytes: Int, abandoned: @escaping @Sendable () -> Bool = { false }) {
         Thread.detachNewThread { [self] in
-            budget.withReserved(bytes) {
+            let result = budget.withReserved(bytes, abandoned: abandoned) {
                 isInside.store(true, ordering: .sequentiallyConsistent)
                 entered.signal()
                 leave.wait()
                 isInside.store(false, ordering: .sequentiallyConsistent)
             }
+            if case .failure(let why) = result { refusal.withLock { $0 = why } }
             done.signal()
         }
     }
@@ -87,16 +91,38 @@ final class BudgetHolder: Sendable {
         third.release()
     }
 
-    @Test func oneOverTheWholeBudgetRunsAloneOnceNothingElseDoes() {
+    @Test func oneOverTheWholeBudgetIsRefusedAtOnce() {
         let budget = MemoryBudget(limit: 100)
-        let huge = Self.waitsForTheHolder(budget, holding: 10, asking: 500)
-        let next = BudgetHolder(budget, bytes: 1)
+        let small = BudgetHolder(budget, bytes: 10)
+        #expect(small.waitEntered())
+        // Refused without waiting for the holder (or for nothing else to run).
+        let huge = BudgetHolder(budget, bytes: 500)
+        #expect(huge.done.wait(timeout: .now() + 10) == .success)
+        #expect(huge.refusal.withLock { $0 } == .overLimit(needed: 500, limit: 100))
+        #expect(budget.usage.refusals == 1 && budget.usage.waiting == 0)
+        // Exactly the whole budget is not refused.
+        small.release()
+        let all = BudgetHolder(budget, bytes: 100)
+        #expect(all.waitEntered())
+        all.release()
+        #expect(budget.usage.reserved == 0 && budget.usage.refusals == 1)
+    }
+
+    @Test func aWaiterWhoseWorkIsNoLongerWantedLeavesAndLetsTheNextIn() {
+        let budget = MemoryBudget(limit: 100, abandonCheckInterval: 0.01)
+        let holder = BudgetHolder(budget, bytes: 60)
+        #expect(holder.waitEntered())
+        let gone = Atomic<Bool>(false)
+        let large = BudgetHolder(budget, bytes: 50, abandoned: { gone.load(ordering: .sequentiallyConsistent) })
         #expect(eventually { budget.usage.waiting == 1 })
-        #expect(!next.inside)
-        huge.release()
-        #expect(next.waitEntered())
-        next.release()
-        #expect(budget.usage.reserved == 0 && budget.usage.waits == 2)
+        // A small one queued behind the large first waiter (no passing allowed here would
+        // hold it back; it fits beside the holder once the large one has left).
+        gone.store(true, ordering: .sequentiallyConsistent)
+        #expect(large.done.wait(timeout: .now() + 10) == .success)
+        #expect(large.refusal.withLock { $0 } == .abandoned && !large.inside)
+        #expect(budget.usage.abandoned == 1 && budget.usage.waiting == 0 && budget.usage.reserved == 60)
+        holder.release()
+        #expect(budget.usage.reserved == 0)
     }
 
     @Test func zeroTurnsTheBoundOff() {
@@ -108,7 +134,7 @@ final class BudgetHolder: Sendable {
     }
 
     /// Property: whatever the sizes and the interleaving, what runs at once stays within the
-    /// budget unless a single reservation runs alone, and every reservation gets to run.
+    /// budget, every reservation that fits the budget gets to run and every other is refused.
     @Test(arguments: [1, 2, 3, 4]) func whatRunsAtOnceStaysWithinTheBudget(seed: UInt64) {
         let limit = 1000
         let budget = MemoryBudget(limit: limit)
@@ -118,12 +144,12 @@ final class BudgetHolder: Sendable {
         let plans = (0..<6).map { _ in (0..<40).map { _ in Int.random(in: 1...1400, using: &random) } }
         DispatchQueue.concurrentPerform(iterations: plans.count) { thread in
             for bytes in plans[thread] {
-                budget.withReserved(bytes) {
+                _ = budget.withReserved(bytes) {
                     inside.withLock { s in
                         s.bytes += bytes
                         s.count += 1
                         s.runs += 1
-                        if s.bytes > limit && s.count > 1 { s.violations += 1 }
+                        if s.bytes > limit { s.violations += 1 }
                     }
                     for _ in 0..<(bytes % 7) { sched_yield() }
                     inside.withLock { s in
@@ -135,7 +161,8 @@ final class BudgetHolder: Sendable {
         }
         let final = inside.withLock { $0 }
         #expect(final.violations == 0)
-        #expect(final.runs == 240 && final.bytes == 0)
+        let fitting = plans.joined().filter { $0 <= limit }.count
+        #expect(final.runs == fitting && final.bytes == 0 && budget.usage.refusals == 240 - fitting)
         #expect(budget.usage.reserved == 0 && budget.usage.waiting == 0)
     }
 }

@@ -316,6 +316,89 @@ final class Answers: Sendable {
         #expect(gone.received.withLock { $0.isEmpty })
     }
 
+    /// The one answer a single waiter gets for `query` of the test photo.
+    func answer(_ thumbnails: ThumbnailService, _ query: String, source: StubSource) throws -> ThumbnailAnswer? {
+        let answers = Answers()
+        thumbnails.make(try request(query), of: source, at: source.knownVersion, for: answers.waiter())
+        return answers.wait(for: 1).first
+    }
+
+    @Test func aTransformOverTheWholeBudgetIsRefusedBeforeAnyDecode() throws {
+        let budget = MemoryBudget(limit: 4 << 20)
+        let thumbnails = service(memory: budget)
+        guard case .failed(.workingMemory(let needed, let limit)) = try answer(thumbnails, "w=600&fm=avif",
+                                                                               source: StubSource("mem", bytes: Self.photo)) else {
+            Issue.record("not refused for its memory")
+            return
+        }
+        #expect(needed > limit && limit == 4 << 20)
+        #expect(thumbnails.transformsRun.count == 0 && budget.usage.refusals == 1 && budget.usage.reservedTotal == 0)
+        let problem = ThumbnailFailure.workingMemory(needed: needed, limit: limit).problem
+        #expect(problem.status.code == 422 && problem.detail.contains("4 MiB") && problem.detail.contains("limits.transform_memory_bytes"))
+    }
+
+    /// Issue 31: padding times dpr made a 12096 px JPEG XL past the dimension check on w and h.
+    @Test(arguments: ["w=1024&h=1024&dpr=4&fit=pad&pad=1000&fm=jxl", "w=4096&h=4096&fit=pad&pad=1000&fm=jxl",
+                      "w=4000&enlarge=1&pad=100", "w=100&h=4000&fit=fill&rot=90&pad=0,200,0,0&enlarge=1"])
+    func anOutputOverTheLimitsAfterPaddingDprAndRotationIsRefusedBeforeDecode(_ query: String) throws {
+        let thumbnails = ThumbnailService(store: VariantStore(memoryBytes: 1 << 24, disk: nil, presenter: ThumbnailPresenter(fields: ImageFields(cacheControl: "public", acceptClientHints: false))),
+                                          pool: WorkerPool(workers: 1, queueLimit: 4), memory: MemoryBudget(limit: 0),
+                                          limits: .init(maxSourceBytes: 1 << 26, maxSourcePixels: 50_000_000, maxDimension: 4096),
+                                          metrics: ThumbdMetrics(routes: Route.metricLabels), clock: ManualClock(), logger: Logger(label: "test"))
+        guard case .failed(.imaging(.outputTooLarge(let width, let height, _))) = try answer(thumbnails, query,
+                                                                                            source: StubSource("pad", bytes: Self.photo)) else {
+            Issue.record("\(query) not refused for its size")
+            return
+        }
+        #expect(max(width, height) > 4096)
+        #expect(thumbnails.transformsRun.count == 0 && thumbnails.memory.usage.reservedTotal == 0)
+    }
+
+    @Test func aMissWaitingForMemoryWhoseClientsLeftGivesUpAndRunsNothing() throws {
+        let budget = MemoryBudget(limit: 64 << 20, abandonCheckInterval: 0.01)
+        let thumbnails = service(memory: budget)
+        let other = BudgetHolder(budget, bytes: 64 << 20)
+        #expect(other.waitEntered())
+        let gone = Atomic<Bool>(false)
+        let answers = Answers()
+        let source = StubSource("left", bytes: Self.photo)
+        thumbnails.make(try request("w=100"), of: source, at: source.knownVersion,
+                        for: answers.waiter(cancelled: { gone.load(ordering: .sequentiallyConsistent) }))
+        #expect(eventually { budget.usage.waiting == 1 })
+        gone.store(true, ordering: .sequentiallyConsistent)
+        #expect(eventually { budget.usage.abandoned == 1 && budget.usage.waiting == 0 })
+        #expect(eventually { thumbnails.pool.running == 0 })
+        other.release()
+        #expect(thumbnails.transformsRun.count == 0 && answers.received.withLock { $0.isEmpty })
+        #expect(thumbnails.flights.pendingKeys == 0)
+    }
+
+    @Test func theMemoryTierGivesItsRoomToTransformsThatNeedItAndTakesItBack() throws {
+        let room = 24 << 20
+        let store = VariantStore(memoryBytes: 8 << 20, disk: nil,
+                                 presenter: ThumbnailPresenter(fields: ImageFields(cacheControl: "public", acceptClientHints: false)))
+        let budget = MemoryBudget(limit: room, reservedChanged: { store.yieldMemory(toTransformsHolding: $0, of: room) })
+        let thumbnails = ThumbnailService(store: store, pool: WorkerPool(workers: 1, queueLimit: 4), memory: budget,
+                                          limits: .init(maxSourceBytes: 1 << 26, maxSourcePixels: 50_000_000),
+                                          metrics: ThumbdMetrics(routes: Route.metricLabels), clock: ManualClock(), logger: Logger(label: "test"))
+        let source = StubSource("tier", bytes: Self.photo)
+        for width in [100, 200, 300] { _ = try answer(thumbnails, "w=\(width)", source: source) }
+        #expect(store.memory.statistics.entries == 3)
+        // Transforms holding 20 MiB of the 24 leave the tier 4 MiB: it still holds the three.
+        let large = BudgetHolder(budget, bytes: 20 << 20)
+        #expect(large.waitEntered())
+        #expect(store.memory.currentCapacity == 4 << 20 && store.memory.statistics.entries == 3)
+        large.release()
+        // Holding all of it empties the tier; once done, the tier may fill again up to its size.
+        let all = BudgetHolder(budget, bytes: room)
+        #expect(all.waitEntered())
+        #expect(store.memory.currentCapacity == 0 && store.memory.statistics.entries == 0)
+        all.release()
+        #expect(store.memory.currentCapacity == 8 << 20)
+        _ = try answer(thumbnails, "w=100", source: source)
+        #expect(store.memory.statistics.entries == 1)
+    }
+
     @Test func identitiesAreTheSameForEquivalentRequestsAndDifferForNegotiatedFormats() throws {
         let source = SourceName.library("a/b.jpg")
         let version = SourceVersion(tag: "o1-2", format: .jpeg, lastModified: 1, byteCount: 2)

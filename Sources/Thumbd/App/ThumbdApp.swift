@@ -9,6 +9,7 @@ import ThumbdProtocol
 public final class ThumbdApp: HTTPHandler {
     public let config: ThumbdConfig
     public let metrics: ThumbdMetrics
+    public let memoryPlan: MemoryPlan
     let thumbnails: ThumbnailService
     let originals: RemoteOriginals?
     let drain = DrainState()
@@ -26,9 +27,11 @@ public final class ThumbdApp: HTTPHandler {
     /// Nil with `picsum.enabled: false`.
     private let picsum: PicsumRoute?
 
-    public init(config: ThumbdConfig, library root: LibraryRoot, gauges: ServerGauges, clock: any MonotonicClock = SystemClock(),
-                logger: Logger = Logger(label: "thumbd")) {
+    /// `memory`: the sizes `MemoryPlan` worked out for the configuration (tiers, budget).
+    public init(config: ThumbdConfig, memory: MemoryPlan, library root: LibraryRoot, gauges: ServerGauges,
+                clock: any MonotonicClock = SystemClock(), logger: Logger = Logger(label: "thumbd")) {
         self.config = config
+        self.memoryPlan = memory
         let metrics = ThumbdMetrics(routes: Route.metricLabels)
         self.metrics = metrics
         let signer = config.security.key.isEmpty ? nil : URLSigner(key: config.security.key)
@@ -46,14 +49,21 @@ public final class ThumbdApp: HTTPHandler {
         }
         let imageFields = ImageFields(cacheControl: config.output.cacheControl, acceptClientHints: config.output.clientHints)
         let presenter = ThumbnailPresenter(fields: imageFields)
-        let store = VariantStore(memoryBytes: config.cache.memoryBytes, disk: disk, presenter: presenter)
-        thumbnails = ThumbnailService(store: store, pool: pool, memory: MemoryBudget(limit: config.limits.transformMemoryBytes),
+        let store = VariantStore(memoryBytes: memory.memoryTier, disk: disk, presenter: presenter)
+        // Under a limit the memory tier gives its room to transforms that need it (MemoryPlan).
+        var yielding: (@Sendable (Int) -> Bool)?
+        if let room = memory.sharedRoom {
+            yielding = { reserved in store.yieldMemory(toTransformsHolding: reserved, of: room) }
+        }
+        let budget = MemoryBudget(limit: memory.transformBudget, reservedChanged: yielding)
+        thumbnails = ThumbnailService(store: store, pool: pool, memory: budget,
                                       limits: .init(maxSourceBytes: config.limits.maxSourceBytes,
-                                                    maxSourcePixels: config.limits.maxSourcePixels, maxFrames: config.limits.maxFrames,
+                                                    maxSourcePixels: config.limits.maxSourcePixels,
+                                                    maxDimension: config.limits.maxDimension, maxFrames: config.limits.maxFrames,
                                                     sharesDecodes: config.output.sharedDecode),
                                       metrics: metrics, clock: clock, logger: logger)
         // Originals fetched from elsewhere (remote origins, an S3 library) share one tier.
-        let originalStore = OriginalStore(memoryBytes: config.cache.originalsMemoryBytes, disk: disk)
+        let originalStore = OriginalStore(memoryBytes: memory.originalsTier, disk: disk)
         if config.origins.allow.isEmpty {
             originals = nil
         } else {
@@ -64,7 +74,7 @@ public final class ThumbdApp: HTTPHandler {
                                         ttl: config.origins.ttl, clock: clock, logger: logger, metrics: metrics)
         }
         let library: any LibraryBackend = switch root {
-        case .folder(let folder): FolderLibrary(library: folder, fields: imageFields, clock: clock)
+        case .folder(let folder): FolderLibrary(library: folder, fields: imageFields, smallOriginals: memory.smallOriginals, clock: clock)
         case .bucket(let location):
             S3Library(location: location, config: config, store: originalStore, pool: pool, fields: imageFields, metrics: metrics,
                       clock: clock, logger: logger)
@@ -77,7 +87,7 @@ public final class ThumbdApp: HTTPHandler {
         let catalogs = config.picsum.enabled ? PicsumCatalogs(index: library.index) : nil
         gallery = GalleryRoute(index: library.index, pool: pool, links: links, picsum: catalogs)
         health = HealthRoute(drain: drain)
-        metricsRoute = MetricsRoute(metrics: metrics, thumbnails: thumbnails, originals: originals, gauges: gauges)
+        metricsRoute = MetricsRoute(metrics: metrics, thumbnails: thumbnails, originals: originals, gauges: gauges, memoryPlan: memory)
         imageInfo = ImageInfoRoute(library: library, pool: pool, links: links)
         remoteInfo = RemoteInfoRoute(signer: signer, originals: originals, pool: pool)
         purge = config.admin.token.isEmpty ? nil

@@ -13,9 +13,12 @@ public final class ThumbdService: Sendable {
     /// The label of the per-request access lines (`AccessLog`, buffered in the `LogSink`).
     public static let accessLogLabel = "thumbd.access"
 
-    /// `clock` measures every timeout and freshness window (tests pass a manual one).
-    public init(config: ThumbdConfig, clock: any MonotonicClock = SystemClock(), logger: Logger = Logger(label: "thumbd")) throws {
+    /// `clock` measures every timeout and freshness window (tests pass a manual one); `system`
+    /// is the memory the machine and the container allow (`limits.memory_bytes: auto`).
+    public init(config: ThumbdConfig, clock: any MonotonicClock = SystemClock(), system: SystemMemory = .read(),
+                logger: Logger = Logger(label: "thumbd")) throws {
         self.config = config
+        let memory = try MemoryPlan.make(config: config, system: system)
         // Before the worker threads exist, so they share two malloc arenas. (Not under
         // ThreadSanitizer, whose allocator glibc's arena limit trips over at thread exit.)
         #if !TSAN
@@ -40,7 +43,7 @@ public final class ThumbdService: Sendable {
             root = .folder(try ImageLibrary(root: config.library.root))
         }
         let gauges = ServerGauges()
-        app = ThumbdApp(config: config, library: root, gauges: gauges, clock: clock, logger: logger)
+        app = ThumbdApp(config: config, memory: memory, library: root, gauges: gauges, clock: clock, logger: logger)
         // Access lines are at level info: a higher logging.level leaves them out, as it did
         // when they went through swift-log.
         let logsAccess = config.logging.access && config.logging.minimumLevel <= .info
@@ -55,8 +58,9 @@ public final class ThumbdService: Sendable {
         logger.info("thumbd \(Self.version) listening on \(config.server.host):\(server.port)",
                     metadata: ["library": "\(config.library.root)", "loops": "\(config.server.eventLoops)",
                                "workers": "\(config.limits.workers)", "queue": "\(config.limits.queue)",
-                               "cache.dir": "\(config.cache.dir)", "cache.memory_bytes": "\(config.cache.memoryBytes)",
-                               "cache.disk_bytes": "\(config.cache.diskBytes)", "libvips": "\(Vips.version)"])
+                               "cache.dir": "\(config.cache.dir)", "cache.disk_bytes": "\(config.cache.diskBytes)",
+                               "libvips": "\(Vips.version)"])
+        logger.info("memory: \(memory)")
     }
 
     public var port: Int { server.port }

@@ -32,6 +32,19 @@ struct ConfigKey: Sendable {
         }
     }
 
+    /// A size, or `auto` (nil) for one worked out at start.
+    static func autoSize(_ path: String, _ range: ClosedRange<Int>, _ keyPath: WritableKeyPath<ThumbdConfig, Int?> & Sendable) -> ConfigKey {
+        ConfigKey(path: path, allowed: "auto, or a size such as 256MiB, 2GiB or a number of bytes, up to \(range.upperBound) bytes") { config, text in
+            if text.trimmedValue().lowercased() == "auto" {
+                config[keyPath: keyPath] = nil
+                return true
+            }
+            guard let n = ConfigValue.size(text), range.contains(n) else { return false }
+            config[keyPath: keyPath] = n
+            return true
+        }
+    }
+
     static func duration(_ path: String, _ range: ClosedRange<Double>, _ keyPath: WritableKeyPath<ThumbdConfig, Double> & Sendable) -> ConfigKey {
         ConfigKey(path: path, allowed: "a duration such as 10s, 500ms or 2m, from \(format(range.lowerBound)) to \(format(range.upperBound))") { config, text in
             guard let d = ConfigValue.duration(text), range.contains(d) else { return false }
@@ -144,8 +157,8 @@ struct ConfigKey: Sendable {
         secret("library.s3.access_key", variable: "THUMBD_S3_ACCESS_KEY", \.library.s3.accessKey),
         secret("library.s3.secret_key", variable: "THUMBD_S3_SECRET_KEY", \.library.s3.secretKey),
         string("cache.dir", "a folder path", \.cache.dir),
-        size("cache.memory_bytes", 0...(1 << 42), \.cache.memoryBytes),
-        size("cache.originals_memory_bytes", 0...(1 << 42), \.cache.originalsMemoryBytes),
+        autoSize("cache.memory_bytes", 0...(1 << 42), \.cache.memoryBytes),
+        autoSize("cache.originals_memory_bytes", 0...(1 << 42), \.cache.originalsMemoryBytes),
         size("cache.disk_bytes", 0...(1 << 50), \.cache.diskBytes),
         int("limits.max_dimension", 1...100_000, \.limits.maxDimension),
         int("limits.max_source_pixels", 1...1_000_000_000, \.limits.maxSourcePixels),
@@ -153,7 +166,8 @@ struct ConfigKey: Sendable {
         int("limits.workers", 1...1024, \.limits.workers),
         int("limits.queue", 0...1_000_000, \.limits.queue),
         int("limits.max_frames", 1...100_000, \.limits.maxFrames),
-        size("limits.transform_memory_bytes", 0...(1 << 42), \.limits.transformMemoryBytes),
+        autoSize("limits.transform_memory_bytes", 0...(1 << 42), \.limits.transformMemoryBytes),
+        autoSize("limits.memory_bytes", (64 << 20)...(1 << 46), \.limits.memoryBytes),
         int("output.quality", 1...100, \.output.quality),
         int("output.avif_effort", OutputFormat.avifEfforts, \.output.avifEffort),
         string("output.cache_control", "a Cache-Control value", \.output.cacheControl,

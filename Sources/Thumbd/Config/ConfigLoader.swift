@@ -25,9 +25,11 @@ public enum ConfigLoader {
     }
 
     /// `file` nil means the default file, used only if it exists; a file named explicitly
-    /// must exist. `flags` are (key path, value, flag name) in the order given.
+    /// must exist. `flags` are (key path, value, flag name) in the order given. The memory
+    /// sizes are checked against `system` (the container's limit or the machine's memory).
     public static func load(file: String?, environment: [String: String],
-                            flags: [(key: String, value: String, flag: String)] = []) throws(ConfigError) -> Result {
+                            flags: [(key: String, value: String, flag: String)] = [],
+                            system: SystemMemory = .read()) throws(ConfigError) -> Result {
         var config = ThumbdConfig()
         var warnings: [String] = []
         var used: String?
@@ -62,6 +64,8 @@ public enum ConfigLoader {
         for (name, query) in config.presets.sorted(by: { $0.key < $1.key }) {
             try checkPreset(name: name, query: query, place: presetPlaces[name] ?? "presets", config: config)
         }
+        // Memory sizes that cannot fit together stop the start here, naming the keys.
+        _ = try MemoryPlan.make(config: config, system: system)
         return Result(config: config, warnings: warnings, file: used)
     }
 

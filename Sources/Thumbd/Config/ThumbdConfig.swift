@@ -51,10 +51,11 @@ public struct ThumbdConfig: Sendable, Equatable {
 
     public struct Cache: Sendable, Equatable {
         public var dir = "./cache"
-        public var memoryBytes = 256 << 20
+        /// The memory tier's bound; nil (`auto`): a share of `limits.memory_bytes` (`MemoryPlan`).
+        public var memoryBytes: Int?
         /// The memory tier of originals fetched from elsewhere (remote origins), apart from
-        /// the thumbnails' `memoryBytes`; on disk they share the disk tier.
-        public var originalsMemoryBytes = 64 << 20
+        /// the thumbnails' `memoryBytes`; on disk they share the disk tier. nil: `auto`.
+        public var originalsMemoryBytes: Int?
         public var diskBytes = 2 << 30
     }
 
@@ -86,8 +87,13 @@ public struct ThumbdConfig: Sendable, Equatable {
         /// Frames an animation (`anim=1`) may have (422 past it).
         public var maxFrames = 300
         /// Working memory the transforms running at once may hold together (their estimates,
-        /// `WorkingMemory`); past it a transform waits for others to finish. 0: no bound.
-        public var transformMemoryBytes = 384 << 20
+        /// `WorkingMemory`); past it a transform waits for others to finish, and one whose
+        /// estimate alone is over it is refused. 0: no bound. nil (`auto`): what
+        /// `limits.memory_bytes` leaves (`MemoryPlan`).
+        public var transformMemoryBytes: Int?
+        /// The memory the whole process may use; nil (`auto`): the container's cgroup limit when
+        /// below the machine's memory, else the machine's (`SystemMemory`).
+        public var memoryBytes: Int?
     }
 
     public struct Origins: Sendable, Equatable {

@@ -10,8 +10,9 @@ struct FolderLibrary: LibraryBackend {
 
     var watermarks: any WatermarkImages { LibraryWatermarks(files: files) }
 
-    init(library: ImageLibrary, fields: ImageFields, clock: any MonotonicClock) {
-        files = LibraryFileCache(library: library, fields: fields)
+    /// `smallOriginals`: bytes of small files kept in memory (`MemoryPlan.smallOriginals`).
+    init(library: ImageLibrary, fields: ImageFields, smallOriginals: Int, clock: any MonotonicClock) {
+        files = LibraryFileCache(library: library, fields: fields, capacityBytes: smallOriginals)
         index = LibraryIndex(catalog: FolderCatalog(root: library.rootPath), clock: clock)
         self.clock = clock
     }

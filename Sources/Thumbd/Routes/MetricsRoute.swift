@@ -7,6 +7,7 @@ struct MetricsRoute: Sendable {
     let thumbnails: ThumbnailService
     let originals: RemoteOriginals?
     let gauges: ServerGauges
+    let memoryPlan: MemoryPlan
 
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {
         collect()
@@ -40,6 +41,12 @@ struct MetricsRoute: Sendable {
         metrics.gauge("thumbd_transform_memory_reserved_bytes", [], memoryBudget.reserved)
         metrics.gauge("thumbd_transforms_waiting_for_memory", [], memoryBudget.waiting)
         metrics.total("thumbd_transform_memory_waits_total", [], memoryBudget.waits)
+        metrics.total("thumbd_transform_memory_reserved_bytes_total", [], memoryBudget.reservedTotal)
+        metrics.total("thumbd_transform_memory_refusals_total", [], memoryBudget.refusals)
+        metrics.total("thumbd_transform_memory_abandoned_total", [], memoryBudget.abandoned)
+        metrics.gauge("thumbd_memory_limit_bytes", [], memoryPlan.limit)
+        metrics.gauge("thumbd_transform_memory_budget_bytes", [], memoryPlan.transformBudget)
+        if let resident = ProcessMemory.residentBytes() { metrics.gauge("thumbd_process_resident_memory_bytes", [], resident) }
         if let originals {
             metrics.total("thumbd_origin_stale_served_total", [], originals.staleServed.count)
             metrics.total("thumbd_origin_shared_fetches_total", [], originals.sharedFetches)

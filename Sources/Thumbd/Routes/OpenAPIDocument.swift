@@ -1909,7 +1909,11 @@ components:
       description: |
         The source cannot be decoded (truncated or corrupt), has more pixels than
         `limits.max_source_pixels` (judged from its header, before decoding; with `anim=1`
-        every frame counts), or, with `anim=1`, more frames than `limits.max_frames`.
+        every frame counts), or, with `anim=1`, more frames than `limits.max_frames`; the
+        output would be wider or taller than `limits.max_dimension` or have more pixels
+        than `limits.max_source_pixels` once resized, rotated and padded (checked before
+        decoding); or the transform's working-memory estimate is over the transform budget
+        (title `Transform Too Large`, with `needed_bytes` and `limit_bytes`).
       headers:
         Cache-Control: {$ref: '#/components/headers/Cache-Control-no-store'}
       content:
@@ -2093,6 +2097,14 @@ components:
           description: The query parameter at fault (extension member), on 400 answers about one.
           type: string
           minLength: 1
+        needed_bytes:
+          description: The transform's working-memory estimate in bytes (extension member), on a 422 `Transform Too Large`.
+          type: string
+          pattern: '^[0-9]+$'
+        limit_bytes:
+          description: The transform budget in bytes (`limits.transform_memory_bytes`), on a 422 `Transform Too Large`.
+          type: string
+          pattern: '^[0-9]+$'
     ImageFormat:
       description: A format recognized from the file's first bytes.
       type: string

@@ -6,6 +6,9 @@ enum ThumbnailFailure: Error, Sendable {
     case source(any Error & Sendable)
     case sourceTooLarge(bytes: Int, limit: Int)
     case imaging(ImagingError)
+    /// The transform's working-memory estimate alone is over the transform budget
+    /// (`limits.transform_memory_bytes`): it is refused before anything is decoded.
+    case workingMemory(needed: Int, limit: Int)
     /// The worker queue is full.
     case overloaded
 }

@@ -10,8 +10,12 @@ final class ThumbnailService: Sendable {
     struct Limits: Sendable {
         /// Sources over this many bytes are refused (413).
         var maxSourceBytes: Int
-        /// Sources over this many pixels are refused (422) from their header alone.
+        /// Sources over this many pixels are refused (422) from their header alone, and so are
+        /// outputs (every frame counted).
         var maxSourcePixels: Int
+        /// Outputs wider or taller (after resizing, rotation and padding) are refused (422)
+        /// before anything is decoded.
+        var maxDimension: Int = .max
         /// Animations (`anim=1`) with more frames are refused (422).
         var maxFrames: Int = .max
         /// `output.shared_decode`: misses of one source queued together made from one decode.
@@ -156,57 +160,117 @@ final class ThumbnailService: Sendable {
             if pending.isEmpty { return }
         }
         let identities = pending.map { $0.request.identity(of: source.name, at: loaded.version) }
-        // Within the pixel limit first: a source over it is refused by each transform below.
-        var shared: SharedDecode?
-        if identities.count > 1, let header = try? ImageTransformer.checkedHeader(loaded.bytes, maxPixels: limits.maxSourcePixels) {
-            shared = try? SharedDecode(loaded.bytes, header: header, for: identities.map(\.options))
-        }
+        var planned: [PlannedTransform] = []
         for (item, identity) in zip(pending, identities) {
-            switch transform(loaded, identity, item.request, shared: shared) {
-            case .success(let (variant, seconds)):
-                store.store(identity.key, variant)
-                flights.finish(item.flight, with: .variant(VariantAnswer(variant: variant, tier: nil, steps: [loaded.step, .transform(seconds)])))
-            case .failure(let error):
-                flights.finish(item.flight, with: .failed(.imaging(error)))
+            switch plan(loaded, identity, item) {
+            case .success(let transform): planned.append(transform)
+            case .failure(let failure): finish(item.flight, failed: failure, identity: identity, since: clock.now())
             }
+        }
+        // Several sizes from one decode, held while each is made: one reservation for the
+        // decode and the largest of them covers the batch.
+        if planned.count > 1, let decodeBytes = SharedDecode.estimate(header: planned[0].header, for: planned.map(\.identity.options)) {
+            let flightsOfBatch = planned.map(\.item.flight)
+            let reserved = memory.withReserved(decodeBytes + planned.map(\.estimate).max()!,
+                                               abandoned: { flightsOfBatch.allSatisfy(flights.isUnwanted) }) {
+                let shared = try? SharedDecode(loaded.bytes, header: planned[0].header, for: planned.map(\.identity.options))
+                for transform in planned { make(transform, from: loaded, shared: shared, reserved: true) }
+            }
+            switch reserved {
+            case .success: return
+            case .failure(.abandoned): return planned.forEach { _ = flights.abandonIfUnwanted($0.item.flight) }
+            case .failure(.overLimit): break  // each made alone, if it fits alone
+            }
+        }
+        for transform in planned { make(transform, from: loaded, shared: nil, reserved: false) }
+    }
+
+    /// A transform whose source header and output passed the limits, with its working-memory
+    /// estimate, ready to run.
+    private struct PlannedTransform {
+        let item: SourceBatches.Item
+        let identity: ThumbnailIdentity
+        let header: ImageHeader
+        let watermark: [UInt8]?
+        let estimate: Int
+    }
+
+    /// The header and the output it asks for checked against the limits, the watermark read
+    /// and the working memory estimated: everything decided before a pixel is decoded.
+    private func plan(_ source: LoadedSource, _ identity: ThumbnailIdentity,
+                      _ item: SourceBatches.Item) -> Result<PlannedTransform, ThumbnailFailure> {
+        let options = identity.options
+        do throws(ImagingError) {
+            let header = try ImageTransformer.checkedHeader(source.bytes, maxPixels: limits.maxSourcePixels,
+                                                            animated: options.keepsFrames, maxFrames: limits.maxFrames)
+            try OutputGeometry(header: header, options: options).check(maxDimension: limits.maxDimension,
+                                                                        maxPixels: limits.maxSourcePixels)
+            var watermark: (bytes: [UInt8], header: ImageHeader)?
+            if options.watermark != nil {
+                guard let bytes = item.request.watermark?.bytes() else {
+                    throw ImagingError.badParameter(name: "wm", detail: "the watermark image cannot be read")
+                }
+                // A watermark is decoded like a source: the same limits, from its header.
+                guard bytes.count <= limits.maxSourceBytes else {
+                    throw ImagingError.badParameter(name: "wm", detail: "the watermark image is \(bytes.count) bytes, over the limit of \(limits.maxSourceBytes)")
+                }
+                watermark = (bytes, try ImageTransformer.checkedHeader(bytes, maxPixels: limits.maxSourcePixels))
+            }
+            let estimate = WorkingMemory.estimate(header: header, options: options, sourceBytes: source.bytes.count,
+                                                  watermark: watermark?.header, watermarkBytes: watermark?.bytes.count ?? 0)
+            return .success(PlannedTransform(item: item, identity: identity, header: header, watermark: watermark?.bytes,
+                                             estimate: estimate))
+        } catch {
+            return .failure(.imaging(error))
         }
     }
 
-    /// The transform step, counted and timed. Worker thread.
-    private func transform(_ source: LoadedSource, _ identity: ThumbnailIdentity, _ request: ThumbnailRequest,
-                           shared: SharedDecode? = nil) -> Result<(CachedVariant, seconds: Double), ImagingError> {
+    /// Runs one planned transform (reserving its working memory unless the batch did) and
+    /// finishes its flight: stored and answered, or failed. Worker thread.
+    private func make(_ transform: PlannedTransform, from source: LoadedSource, shared: SharedDecode?, reserved: Bool) {
+        let flight = transform.item.flight, identity = transform.identity
+        // Its clients may have gone while the source loaded or others were made.
+        if flights.abandonIfUnwanted(flight) { return }
         let started = clock.now()
-        defer { transformsRun.increment() }
-        do throws(ImagingError) {
-            let header = try ImageTransformer.checkedHeader(source.bytes, maxPixels: limits.maxSourcePixels,
-                                                            animated: identity.options.keepsFrames, maxFrames: limits.maxFrames)
-            var watermark: [UInt8]?
-            if identity.options.watermark != nil {
-                guard let bytes = request.watermark?.bytes() else {
-                    throw ImagingError.badParameter(name: "wm", detail: "the watermark image cannot be read")
-                }
-                watermark = bytes
-            }
-            let output = try memory.withReserved(WorkingMemory.estimate(header: header, options: identity.options)) { () throws(ImagingError) in
-                try ImageTransformer.transform(source.bytes, header: header, options: identity.options, watermark: watermark,
-                                               shared: shared)
-            }
-            let seconds = clock.now() - started
-            var final = identity.options
-            final.format = output.format
-            final.normalize()
-            let variant = CachedVariant(bytes: output.bytes, contentType: output.format.mediaType,
-                                        etag: ThumbnailIdentity.etag(sourceVersion: identity.versions, options: final,
-                                                                     sharedDecode: output.sharedDecode),
-                                        lastModified: source.version.lastModified)
-            metrics.recordTransform(format: output.format.rawValue, ok: true, seconds: seconds)
-            return .success((variant, seconds))
-        } catch {
-            metrics.recordTransform(format: identity.options.format?.rawValue ?? "auto", ok: false, seconds: clock.now() - started)
-            if case .encodingFailed = error {
-                logger.error("encoding failed for \(identity.key.text): \(error)")
-            }
-            return .failure(error)
+        func run() throws(ImagingError) -> ImageTransformer.Output {
+            defer { transformsRun.increment() }
+            return try ImageTransformer.transform(source.bytes, header: transform.header, options: identity.options,
+                                                  watermark: transform.watermark, shared: shared)
         }
+        let output: ImageTransformer.Output
+        do throws(ImagingError) {
+            if reserved {
+                output = try run()
+            } else {
+                switch try memory.withReserved(transform.estimate, abandoned: { flights.abandonIfUnwanted(flight) }, run) {
+                case .success(let made): output = made
+                case .failure(.abandoned): return  // its flight is released
+                case .failure(.overLimit(let needed, let limit)):
+                    return finish(flight, failed: .workingMemory(needed: needed, limit: limit), identity: identity, since: started)
+                }
+            }
+        } catch {
+            return finish(flight, failed: .imaging(error), identity: identity, since: started)
+        }
+        let seconds = clock.now() - started
+        var final = identity.options
+        final.format = output.format
+        final.normalize()
+        let variant = CachedVariant(bytes: output.bytes, contentType: output.format.mediaType,
+                                    etag: ThumbnailIdentity.etag(sourceVersion: identity.versions, options: final,
+                                                                 sharedDecode: output.sharedDecode),
+                                    lastModified: source.version.lastModified)
+        metrics.recordTransform(format: output.format.rawValue, ok: true, seconds: seconds)
+        store.store(identity.key, variant)
+        flights.finish(flight, with: .variant(VariantAnswer(variant: variant, tier: nil, steps: [source.step, .transform(seconds)])))
+    }
+
+    /// A transform that gave no variant, counted and answered.
+    private func finish(_ flight: String, failed failure: ThumbnailFailure, identity: ThumbnailIdentity, since started: Double) {
+        metrics.recordTransform(format: identity.options.format?.rawValue ?? "auto", ok: false, seconds: clock.now() - started)
+        if case .imaging(.encodingFailed) = failure {
+            logger.error("encoding failed for \(identity.key.text): \(failure)")
+        }
+        flights.finish(flight, with: .failed(failure))
     }
 }

@@ -55,6 +55,12 @@ final class VariantStore: Sendable {
     let disk: DiskCache?
     private let presenter: ThumbnailPresenter
 
+    /// Bounds the memory tier by what transforms holding `reserved` bytes leave of the `room`
+    /// they share with it (never above its configured size); true when entries were evicted.
+    func yieldMemory(toTransformsHolding reserved: Int, of room: Int) -> Bool {
+        memory.setCapacity(max(0, min(memory.capacityBytes, room - reserved))) > 0
+    }
+
     init(memoryBytes: Int, disk: DiskCache?, presenter: ThumbnailPresenter) {
         self.memory = MemoryCache(capacityBytes: memoryBytes)
         self.disk = disk

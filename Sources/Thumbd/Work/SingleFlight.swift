@@ -29,6 +29,11 @@ final class SingleFlight<Value: Sendable>: Sendable {
         }
     }
 
+    /// True when every waiter for `key` has gone (the key stays held).
+    func isUnwanted(_ key: String) -> Bool {
+        inFlight.withLock { map in map[key].map { $0.allSatisfy { $0.isCancelled() } } ?? true }
+    }
+
     /// True when every waiter for `key` has gone: the work can be skipped. Only then is
     /// the key released (and `finish` must not be called).
     func abandonIfUnwanted(_ key: String) -> Bool {
