@@ -30,6 +30,7 @@ test:
 	scripts/fuzz-replay.sh
 	scripts/fuzz.sh 20
 	scripts/crash-test.sh
+	scripts/memory-test.sh
 	scripts/hadolint.sh
 	scripts/docker-test.sh
 

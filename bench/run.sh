@@ -27,6 +27,8 @@ bench/soak_rss.sh
 echo
 bench/memory_storm.sh
 echo
+bench/working_memory.sh
+echo
 bench/cluster.sh
 echo
 bench/scroll.sh

@@ -16,7 +16,11 @@
 #      of scripts/docker/ and the image under test): a thumbnail through the single service;
 #      each thumbnail made once across the replicas, and no failed request of a running load
 #      when one replica is killed; the cluster's S3 override (deploy/cluster/compose.s3.yaml)
-#      rendered with it (not run: it needs a store the containers reach).
+#      rendered with it (not run: it needs a store the containers reach);
+#   5. runs the image under --memory 512m and 384m with its defaults through a storm of large
+#      AVIF, JPEG XL and WebP misses (scripts/miss-storm.sh): no OOM kill, no restart, no
+#      request lost, every answer 200 or 503 with Retry-After (or, at 384m, a memory
+#      refusal), the cgroup's peak printed.
 # Each check prints `ok - NAME` or `not ok - NAME: reason`; the script fails if any failed, and
 # ends with one summary line. It talks to containers only through ports published on
 # 127.0.0.1, and removes the containers, networks and volumes it made (the seeded images and
@@ -79,7 +83,9 @@ trap 'exit 130' INT TERM
 
 # --- 1. packages and daemon -------------------------------------------------------------------
 
-scripts/ensure-deps.sh dockerd=docker.io docker-compose mmdebstrap python3
+scripts/ensure-deps.sh dockerd=docker.io docker-compose mmdebstrap python3 vips=libvips-tools \
+    /usr/share/backgrounds/mate=mate-backgrounds
+source scripts/miss-storm.sh
 [ -x "$docker_bin" ] || docker_bin=$(command -v docker)
 
 if ! docker info > /dev/null 2>&1; then
@@ -608,6 +614,55 @@ check_cluster_s3_override_renders() {
     ! grep -q 'images:/var/lib/thumbd/images' <<< "$rendered" || { echo "a replica still mounts ./images"; return 1; }
 }
 
+# --- memory ------------------------------------------------------------------------------------
+
+# The image with its defaults under a container memory limit (limits.memory_bytes: auto reads
+# it from the cgroup): a storm of large AVIF, JPEG XL and WebP misses of multi-megapixel
+# photographs, 8 at a time for at least 60 s (scripts/miss-storm.sh). Prints
+# "answers ok busy other lost refused peak_mb oom restarts running health seconds".
+storm_library "$state/storm-library"
+chmod -R a+rX "$state/storm-library"
+storm_in_container() {
+    local mb=$1 name="$run-storm-$1" url start seconds peak oom restarts running health refused
+    docker run -d --name "$name" --label "thumbd-test=$run" -p 127.0.0.1::8080 --memory "${mb}m" --memory-swap "${mb}m" \
+        -v "$state/storm-library:/var/lib/thumbd/images:ro" thumbd:test > /dev/null
+    url=$(published "$name") && wait_health "$url" 20 || { echo "0 0 0 0 0 0 0 ? ? false 000 0"; return; }
+    storm_urls "$url" > "$work/storm-urls-$mb"
+    start=$SECONDS
+    storm_run "$work/storm-urls-$mb" 8 "$work/storm-$mb" 60
+    seconds=$((SECONDS - start))
+    health=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$url/health" || true)
+    refused=$(curl -s --max-time 5 "$url/metrics" | awk '$1 == "thumbd_transform_memory_refusals_total" { printf "%d", $2 }')
+    # The cgroup's own peak (v1 memory.max_usage_in_bytes, v2 memory.peak), read inside.
+    peak=$(docker exec "$name" sh -c 'cat /sys/fs/cgroup/memory/memory.max_usage_in_bytes 2>/dev/null || cat /sys/fs/cgroup/memory.peak' \
+        2> /dev/null || echo 0)
+    oom=$(docker inspect -f '{{.State.OOMKilled}}' "$name")
+    restarts=$(docker inspect -f '{{.RestartCount}}' "$name")
+    running=$(docker inspect -f '{{.State.Running}}' "$name")
+    docker logs "$name" 2>&1 | grep -m1 'memory: limit' | sed 's/^.*memory: /docker-test: sizing: /' >> "$work/memory-report"
+    docker rm -f -v "$name" > /dev/null
+    echo "$(storm_summary "$work/storm-$mb") ${refused:-0} $((peak / 1048576)) $oom $restarts $running $health $seconds"
+}
+
+check_memory_storm() {  # check_memory_storm MB MIN_OK_PERCENT: the storm; fails on any OOM, loss or stray answer
+    local mb=$1 least=$2 answers ok busy other lost refused peak oom restarts running health seconds problems=()
+    read -r answers ok busy other lost refused peak oom restarts running health seconds < <(storm_in_container "$mb")
+    echo "docker-test: --memory ${mb}m: $answers answers in ${seconds}s: $ok 200 ($((ok * 100 / (answers > 0 ? answers : 1)))%), $busy 503 with Retry-After, $other other ($refused refused for memory), $lost lost; cgroup peak $peak MiB" >> "$work/memory-report"
+    [ "$oom" = false ] || problems+=("OOMKilled $oom")
+    [ "$restarts" = 0 ] && [ "$running" = true ] || problems+=("restarts $restarts, running $running")
+    [ "$lost" = 0 ] || problems+=("$lost requests got no answer")
+    [ "$other" = "$refused" ] || problems+=("$((other - refused)) answers neither 200, 503 with Retry-After nor a memory refusal")
+    [ $((ok * 100)) -ge $((least * answers)) ] && [ "$answers" -gt 0 ] || problems+=("$ok of $answers answered 200 (wanted $least%)")
+    [ "$health" = 200 ] || problems+=("/health $health after the storm")
+    [ "$seconds" -ge 60 ] || problems+=("the storm lasted ${seconds}s")
+    [ ${#problems[@]} = 0 ] || { printf '%s; ' "${problems[@]}"; return 1; }
+}
+# 512 MiB: every transform of the storm fits (the JPEG XL of a 3200 x 2400 photo the largest):
+# none refused, at least 90% made. 384 MiB: the largest JPEG XL are refused (422) before
+# anything is decoded; the rest made.
+check_memory_storm_512m() { check_memory_storm 512 90; }
+check_memory_storm_384m() { check_memory_storm 384 80; }
+
 # --- run --------------------------------------------------------------------------------------
 
 project_single="${run}single"
@@ -635,6 +690,9 @@ check cluster_each_thumbnail_made_once
 check cluster_kill_fails_no_request
 compose_down "$project_cluster" || true
 check cluster_s3_override_renders
+check memory_storm_512m
+check memory_storm_384m
+cat "$work/memory-report" 2> /dev/null || true
 
 total=$((passed + failed))
 summary="image thumbd:test $image_mb MB; docker run to /health 200 in ${health_seconds:-?} s, to healthy in ${healthy_seconds:-?} s; $passed/$total checks passed"
