@@ -94,6 +94,8 @@ final class MemoryBudget: Sendable {
     }
 
     private let state = Locked(State())
+    /// A reservation this large hands what it freed back to the system when released.
+    static let handBackBytes = 32 << 20
 
     init(limit: Int, maxPasses: Int = 8, abandonCheckInterval: Double = 0.25,
          reservedChanged: (@Sendable (Int) -> Bool)? = nil) {
@@ -174,6 +176,9 @@ final class MemoryBudget: Sendable {
         let admitted: [Waiter] = state.withLock { s in
             s.usage.reserved -= bytes
             s.running -= 1
+            // What a large transform freed goes back to the system before the next one
+            // starts: in a storm the pool never idles, and the arenas would keep it.
+            if bytes >= Self.handBackBytes { s.freed = true }
             let admitted = admitAndTell(&s)
             if admitted.isEmpty, let reservedChanged, reservedChanged(s.usage.reserved) { s.freed = true }
             return admitted
