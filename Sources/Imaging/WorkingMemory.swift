@@ -10,11 +10,11 @@ import ThumbdProtocol
 ///   pipeline buffers whatever the size;
 /// - the decoder's own: nothing more for decoders that stream strips (baseline JPEG,
 ///   non-interlaced PNG); the whole image for those that cannot (progressive JPEG about 4
-///   bytes a pixel, interlaced PNG its samples, AVIF and HEIC up to 11, GIF 5, TIFF a strip
+///   bytes a pixel, interlaced PNG its samples, AVIF and HEIC up to 11, GIF 5-6, TIFF a strip
 ///   that may be the whole image), WebP and vector pages at the scale they are decoded or
 ///   drawn at;
 /// - the output, materialized once, and the encoder's state, per output pixel and frame: JPEG
-///   about 6 bytes, PNG 8, WebP 12, AVIF 24, JPEG XL 46 (effort does not change it);
+///   about 6 bytes, PNG 8, WebP 12, AVIF 24, JPEG XL 46-47 (effort does not change it);
 /// - a cut (`rect`, `trim`) decodes the whole page first; a rotation materializes the
 ///   resized image before turning it; a watermark decodes its image at its drawn size.
 public enum WorkingMemory {
@@ -58,24 +58,24 @@ public enum WorkingMemory {
         let pixels = header.width * header.height
         let samples = max(1, header.bands) * max(1, header.bitsPerSample / 8)
         let loader = header.loader
-        if loader.hasPrefix("jpegload") { return header.interlaced ? pixels * 6 : 0 }
-        if loader.hasPrefix("pngload") { return header.interlaced ? pixels * samples * 5 / 4 : pixels }
+        if loader.hasPrefix("jpegload") { return header.interlaced ? pixels * 7 : 0 }
+        if loader.hasPrefix("pngload") { return header.interlaced ? pixels * samples * 5 / 4 : pixels * 3 / 2 }
         if loader.hasPrefix("webpload") { return decodedPixels * 6 }
         if loader.hasPrefix("heifload") { return pixels * 12 }
-        if loader.hasPrefix("gifload") { return pixels * 5 }
+        if loader.hasPrefix("gifload") { return pixels * 6 }
         if loader.hasPrefix("tiffload") { return pixels * samples }
         if loader.hasPrefix("svgload") || loader.hasPrefix("pdfload") { return decodedPixels * 4 }
         // Any other decoder: as if it held the whole image, generously.
         return pixels * 12
     }
 
-    static func bytesPerOutputPixel(_ format: OutputFormat) -> Int {
+    public static func bytesPerOutputPixel(_ format: OutputFormat) -> Int {
         switch format {
         case .jpeg: 7
         case .png, .gif: 10
-        case .webp: 13
-        case .avif: 27
-        case .jxl: 50
+        case .webp: 14
+        case .avif: 28
+        case .jxl: 52
         }
     }
 }

@@ -47,7 +47,7 @@ import ThumbdProtocol
         var progressive = photo
         progressive.interlaced = true
         let small = TransformOptions(width: 200)
-        #expect(estimate(small, of: progressive) - estimate(small) == 4000 * 2667 * 6)
+        #expect(estimate(small, of: progressive) - estimate(small) == 4000 * 2667 * 7)
         var avif = photo
         avif.loader = "heifload_buffer"
         #expect(estimate(small, of: avif) - estimate(small) >= 4000 * 2667 * 11)

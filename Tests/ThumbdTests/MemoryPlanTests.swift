@@ -1,4 +1,5 @@
 import Foundation
+import Imaging
 import Testing
 @testable import Thumbd
 
@@ -95,17 +96,18 @@ import Testing
     @Test func aContainerLimitSizesEveryPart() throws {
         let plan = try MemoryPlan.make(config: ThumbdConfig(), system: Self.system(512 << 20))
         #expect(plan.limit == 512 << 20 && plan.origin.contains("cgroup v1"))
-        #expect(plan.memoryTier == 32 << 20 && plan.originalsTier == 8 << 20 && plan.smallOriginals == 8 << 20)
-        // 512 - 64 (process) - 8 (targets) - 8 (small originals) - 25.6 (a twentieth) - 8: the
+        #expect(plan.memoryTier == 32 << 20 && plan.originalsTier == 8 << 20 && plan.smallOriginals == 4 << 20)
+        // 512 - 56 (process) - 8 (targets) - 4 (small originals) - 25.6 (a twentieth) - 8: the
         // transforms and the memory tier share it.
-        #expect(plan.transformBudget == (512 << 20) - (64 << 20) - (8 << 20) - (8 << 20) - (512 << 20) / 20 - (8 << 20))
+        #expect(plan.transformBudget == (512 << 20) - (56 << 20) - (8 << 20) - (4 << 20) - (512 << 20) / 20 - (8 << 20))
         #expect(plan.sharedRoom == plan.transformBudget)
         // Everything together stays within the limit, with a twentieth to spare.
         let total = MemoryPlan.processBytes + MemoryPlan.targetMemoBytes + plan.smallOriginals + plan.originalsTier
             + plan.transformBudget
         #expect(total <= plan.limit - plan.limit / 20)
-        // The largest output a common storm asks for fits: a 3200 x 2400 JPEG XL of a 4:3 photo.
-        let jxl = 3200 * 2400 * 50 + (8 << 20) + 5_000_000
+        // The largest output a common storm asks for fits: a 3200 x 2406 JPEG XL of a 4:3 photo
+        // of 4350 px (a file of 8 MB).
+        let jxl = 3200 * 2406 * WorkingMemory.bytesPerOutputPixel(.jxl) + (8 << 20) + 8_000_000
         #expect(jxl <= plan.transformBudget)
     }
 
@@ -116,7 +118,7 @@ import Testing
             + (plan.sharedRoom ?? plan.transformBudget + plan.memoryTier)
         #expect(total <= plan.limit - plan.limit / 20)
         #expect(plan.transformBudget >= MemoryPlan.minimumBudget && plan.transformBudget <= 1 << 30)
-        if mib >= 4096 { #expect(plan.memoryTier == 256 << 20 && plan.originalsTier == 64 << 20 && plan.smallOriginals == 64 << 20) }
+        if mib >= 8192 { #expect(plan.memoryTier == 256 << 20 && plan.originalsTier == 64 << 20 && plan.smallOriginals == 64 << 20) }
     }
 
     @Test func theMachineCountsWhenNoContainerLimitIsLower() throws {

@@ -3,14 +3,14 @@
 ///
 /// - the process at rest (code, libraries, thread stacks, buffers: `processBytes`), the
 ///   parsed-target memo (`targetMemoBytes`) and the small originals kept in memory
-///   (limit/64, at most 64 MiB);
+///   (limit/128, at most 64 MiB);
 /// - headroom for the allocator and the kernel's share (a twentieth of the limit);
 /// - the memory tier (limit/16, at most 256 MiB) and the originals tier (limit/64, at most
 ///   64 MiB), unless configured;
 /// - the transform budget: what is left, memory tier included, at most 1 GiB, unless
 ///   configured: the memory tier gives room back (evicting its least recently used entries)
-///   while transforms need more than the rest. Under a 512 MiB limit the budget is 398 MiB,
-///   so a 3200 x 2400 JPEG XL of a phone photo (about 390 MB) runs, with the tier down to
+///   while transforms need more than the rest. Under a 512 MiB limit the budget is 410 MiB,
+///   so a 3200 x 2400 JPEG XL of a phone photo (about 400 MiB) runs, with the tier down to
 ///   a few MiB meanwhile.
 ///
 /// Pure: the limit comes in as `SystemMemory`. Configured values that do not fit together
@@ -31,8 +31,9 @@ public struct MemoryPlan: Sendable, Equatable, CustomStringConvertible {
     /// Library files small enough to be served from memory, kept up to this many bytes.
     public var smallOriginals: Int
 
-    /// The process at rest, measured: about 60 MB with libvips loaded and the threads started.
-    static let processBytes = 64 << 20
+    /// The process at rest, measured: about 60 MB (57 MiB) with libvips loaded and the threads
+    /// started, 50 MB of it code and libraries the kernel can drop and read again.
+    static let processBytes = 56 << 20
     static let targetMemoBytes = 8 << 20
     /// A budget below this makes only small thumbnails: the limit is too small to be useful.
     static let minimumBudget = 48 << 20
@@ -43,7 +44,7 @@ public struct MemoryPlan: Sendable, Equatable, CustomStringConvertible {
     public static func make(config: ThumbdConfig, system: SystemMemory) throws(ConfigError) -> MemoryPlan {
         let (limit, origin) = config.limits.memoryBytes.map { ($0, "limits.memory_bytes") }
             ?? system.effective ?? (assumedLimit, "assumed: the system does not say")
-        let smallOriginals = min(64 << 20, limit / 64)
+        let smallOriginals = min(64 << 20, limit / 128)
         let memoryTier = config.cache.memoryBytes ?? min(256 << 20, limit / 16)
         let originalsTier = config.cache.originalsMemoryBytes ?? min(64 << 20, limit / 64)
         let fixed = processBytes + targetMemoBytes + smallOriginals + headroom(limit)
