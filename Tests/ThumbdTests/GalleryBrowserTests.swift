@@ -81,3 +81,34 @@ import TestSupport
         #expect(f.service.app.thumbnails.transformsRun.count >= images.count)
     }
 }
+
+/// Issue 32: an SVG original that carries script, opened in a real browser from thumbd, must
+/// not run it on thumbd's origin (the sandboxing Content-Security-Policy), while the same file
+/// opened from disk does (so the test can see a script run).
+@Suite struct ActiveContentBrowserTests {
+    static let evil = Array("""
+        <svg xmlns="http://www.w3.org/2000/svg" width="200" height="100" viewBox="0 0 200 100">
+        <rect width="200" height="100" fill="#36c"/>
+        <script>document.documentElement.setAttribute('data-script-ran', 'yes')</script>
+        </svg>
+        """.utf8)
+
+    @Test func aScriptInAnSVGOriginalDoesNotRun() throws {
+        let browser = try GalleryBrowserTests.chromium()
+        let f = try LibraryFixture(files: ["evil.svg": Self.evil])
+        let served = try RawHTTPClient(port: f.port).request("GET", "/img/evil.svg")
+        #expect(served.status == 200 && served.body == Self.evil)
+        #expect(served.header("Content-Type") == "image/svg+xml")
+        #expect(served.header("Content-Security-Policy")?.contains("sandbox") == true)
+        #expect(served.header("X-Content-Type-Options") == "nosniff")
+        let fromThumbd = try GalleryBrowserTests.run(browser, GalleryBrowserTests.flags + ["--dump-dom", "http://127.0.0.1:\(f.port)/img/evil.svg"])
+        let fromDisk = try GalleryBrowserTests.run(browser, GalleryBrowserTests.flags + ["--dump-dom",
+                                                                                        f.root.appendingPathComponent("library/evil.svg").absoluteString])
+        #expect(fromDisk.contains("data-script-ran=\"yes\""), "the script runs when nothing stops it: \(fromDisk.prefix(300))")
+        #expect(fromThumbd.contains("<rect") && !fromThumbd.contains("data-script-ran=\"yes\""), "\(fromThumbd.prefix(300))")
+        // A thumbnail of it is a raster image: no policy needed, nosniff still there.
+        let thumbnail = try RawHTTPClient(port: f.port).request("GET", "/img/evil.svg?w=50&fm=png")
+        #expect(thumbnail.status == 200 && thumbnail.header("Content-Security-Policy") == nil)
+        #expect(thumbnail.header("X-Content-Type-Options") == "nosniff")
+    }
+}

@@ -22,6 +22,7 @@ public struct HTTPFieldName: Sendable, Hashable, ExpressibleByStringLiteral, Cus
     public static let contentDPR: Self = "Content-DPR"
     public static let contentLength: Self = "Content-Length"
     public static let contentRange: Self = "Content-Range"
+    public static let contentSecurityPolicy: Self = "Content-Security-Policy"
     public static let contentType: Self = "Content-Type"
     public static let date: Self = "Date"
     public static let etag: Self = "ETag"

@@ -331,7 +331,7 @@ final class Connection {
     private func head(of response: HTTPResponse, version: HTTPVersion, keepAlive: Bool) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(256 + response.headers.count * 48)
-        out.append(contentsOf: response.status.code == 200 ? Self.okStatusLine : Array("HTTP/1.1 \(response.status)\r\nServer: thumbd\r\n".utf8))
+        out.append(contentsOf: response.status.code == 200 ? Self.okStatusLine : Array("HTTP/1.1 \(response.status)\r\n\(Self.serverFields)".utf8))
         out.append(contentsOf: loop.dateHeaderLine())
         response.appendFields(to: &out)
         if !keepAlive {
@@ -343,7 +343,10 @@ final class Connection {
         return out
     }
 
-    private static let okStatusLine = Array("HTTP/1.1 200 OK\r\nServer: thumbd\r\n".utf8)
+    /// On every response: the server's name, and `nosniff`, so no browser reads a body as
+    /// another type than the one it is sent as (an image as HTML, a problem as script).
+    static let serverFields = "Server: thumbd\r\nX-Content-Type-Options: nosniff\r\n"
+    private static let okStatusLine = Array("HTTP/1.1 200 OK\r\n\(serverFields)".utf8)
 
     private func flush() {
         while hasOutput && !closed {

@@ -22,7 +22,7 @@ final class LibraryFileCache: Sendable {
             self.content = content
             etag = LibraryFileCache.etag(for: file)
             lastModified = Timestamp(seconds: file.modifiedSeconds)
-            let headers = fields.headers
+            let headers = fields.headers(for: file.format.mediaType)
             let body: ResponseBody = if let content { .bytes(content) } else { .file(file.handle, count: file.size) }
             original = PreparedRepresentation(Representation(contentType: file.format.mediaType, body: body, etag: etag,
                                                              lastModified: lastModified, headers: headers))

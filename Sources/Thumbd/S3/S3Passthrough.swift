@@ -117,7 +117,7 @@ struct S3Passthrough: Sendable {
 
     /// The fields a 200, 206 and 304 share: the image fields, then the validators.
     private func validators(_ version: SourceVersion) -> HTTPHeaders {
-        var headers = fields.headers
+        var headers = fields.headers(for: version.format?.mediaType ?? "")
         if let etag = S3Objects.etag(of: version) { headers.add(.etag, etag) }
         if let date = ThumbnailPresenter.timestamp(version.lastModified) { headers.add(.lastModified, date.httpDate) }
         headers.add(.acceptRanges, "bytes")
@@ -126,6 +126,6 @@ struct S3Passthrough: Sendable {
 
     private func representation(_ bytes: [UInt8], format: ImageFormat, version: SourceVersion) -> Representation {
         Representation(contentType: format.mediaType, body: .bytes(bytes), etag: S3Objects.etag(of: version).flatMap { EntityTag(parsing: $0) },
-                       lastModified: ThumbnailPresenter.timestamp(version.lastModified), headers: fields.headers)
+                       lastModified: ThumbnailPresenter.timestamp(version.lastModified), headers: fields.headers(for: format.mediaType))
     }
 }

@@ -31,7 +31,8 @@ struct ThumbnailPresenter: Sendable {
     }
 
     func representation(_ content: Content, tier: CacheTier?, steps: [WorkStep], variance: AnswerVariance) -> Representation {
-        var headers = fields.headers
+        // A remote original served as it is may be a document that runs script (SVG, PDF).
+        var headers = fields.headers(for: content.contentType)
         if let vary = variance.varyValue { headers.add(.vary, vary) }
         headers.add(.xCache, tier?.rawValue ?? "miss")
         headers.add(.serverTiming, Self.timing(tier: tier, steps: steps).fieldValue)
