@@ -58,13 +58,19 @@ static int fill_header(VipsImage *im, const char *loader, tv_header *out) {
 }
 
 int tv_read_header(const void *buf, size_t len, tv_header *out, char **err) {
+    return tv_read_header_page(buf, len, 0, out, err);
+}
+
+int tv_read_header_page(const void *buf, size_t len, int page, tv_header *out, char **err) {
     memset(out, 0, sizeof *out);
     const char *loader = vips_foreign_find_load_buffer(buf, len);
     if (!loader) {
         fail(err);
         return -2;
     }
-    VipsImage *im = vips_image_new_from_buffer(buf, len, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+    char options[32] = "";
+    if (page > 0) g_snprintf(options, sizeof options, "page=%d", page);
+    VipsImage *im = vips_image_new_from_buffer(buf, len, options, "access", VIPS_ACCESS_SEQUENTIAL, NULL);
     if (!im) return fail(err);
     return fill_header(im, loader, out);
 }

@@ -25,11 +25,12 @@ public struct ImageHeader: Sendable, Equatable {
         (5...8).contains(orientation) ? (height, width) : (width, height)
     }
 
-    public static func read(_ bytes: [UInt8]) throws(ImagingError) -> ImageHeader {
+    /// The header of `page` (from 1): the pages of a PDF or TIFF may each have their own size.
+    public static func read(_ bytes: [UInt8], page: Int = 1) throws(ImagingError) -> ImageHeader {
         Vips.start()
         var header = tv_header()
         var err: UnsafeMutablePointer<CChar>?
-        let rc = bytes.withUnsafeBytes { tv_read_header($0.baseAddress, $0.count, &header, &err) }
+        let rc = bytes.withUnsafeBytes { tv_read_header_page($0.baseAddress, $0.count, Int32(max(0, page - 1)), &header, &err) }
         var read = try make(header, rc: rc, err: err)
         read.interlaced = Interlace.detect(bytes)
         return read

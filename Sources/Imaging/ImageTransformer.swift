@@ -212,11 +212,18 @@ public enum ImageTransformer {
         return best
     }
 
-    /// Header checks that must pass before any pixel is decoded. With `animated`, every frame
-    /// counts against the pixel limit and the frames against `maxFrames`.
+    /// Header checks that must pass before any pixel is decoded, on the `page` that will be
+    /// (each page of a PDF or TIFF has its own size). With `animated`, every frame counts
+    /// against the pixel limit and the frames against `maxFrames`.
     public static func checkedHeader(_ data: [UInt8], maxPixels: Int, animated: Bool = false,
-                                     maxFrames: Int = .max) throws(ImagingError) -> ImageHeader {
-        let header = try ImageHeader.read(data)
+                                     maxFrames: Int = .max, page: Int = 1) throws(ImagingError) -> ImageHeader {
+        var header = try ImageHeader.read(data)
+        if page > 1 {
+            guard page <= header.pages else {
+                throw .badParameter(name: "page", detail: "page \(page) is past the source's \(header.pages) page(s)")
+            }
+            header = try ImageHeader.read(data, page: page)
+        }
         let frames = animated ? header.pages : 1
         if animated && frames > maxFrames {
             throw .tooManyFrames(frames: frames, limit: maxFrames)

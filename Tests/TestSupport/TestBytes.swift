@@ -12,6 +12,25 @@ public enum TestBytes {
             + chunk("IDAT", [0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]) + chunk("IEND", [])
     }
 
+    /// `jpeg` with its frame header (SOF0..SOF15) claiming `width` x `height`: the header of a
+    /// bomb, with the real image's few bytes behind it.
+    public static func jpeg(_ jpeg: [UInt8], claiming width: Int, _ height: Int) -> [UInt8] {
+        var bytes = jpeg
+        var i = 2
+        while i + 8 < bytes.count, bytes[i] == 0xFF {
+            let marker = bytes[i + 1]
+            if (0xC0...0xCF).contains(marker), marker != 0xC4, marker != 0xC8, marker != 0xCC {
+                bytes[i + 5] = UInt8(height >> 8 & 255)
+                bytes[i + 6] = UInt8(height & 255)
+                bytes[i + 7] = UInt8(width >> 8 & 255)
+                bytes[i + 8] = UInt8(width & 255)
+                return bytes
+            }
+            i += 2 + (Int(bytes[i + 2]) << 8 | Int(bytes[i + 3]))
+        }
+        return bytes
+    }
+
     public static func crc32(_ bytes: [UInt8]) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
         for b in bytes {

@@ -1,15 +1,16 @@
 /// Small documents made by hand for the tests.
 public enum TestDocuments {
     /// A PDF of 100x100-point pages, each filled with one colour (r, g, b in 0...1), with a
-    /// correct cross-reference table.
-    public static func pdf(pages: [(Double, Double, Double)]) -> [UInt8] {
+    /// correct cross-reference table; `sizes` gives each page another size in points.
+    public static func pdf(pages: [(Double, Double, Double)], sizes: [(Int, Int)]? = nil) -> [UInt8] {
         var objects: [String] = []
         let pageIDs = pages.indices.map { 3 + $0 * 2 }
         objects.append("<< /Type /Catalog /Pages 2 0 R >>")
         objects.append("<< /Type /Pages /Kids [\(pageIDs.map { "\($0) 0 R" }.joined(separator: " "))] /Count \(pages.count) >>")
         for (index, colour) in pages.enumerated() {
-            let stream = "\(colour.0) \(colour.1) \(colour.2) rg 0 0 100 100 re f"
-            objects.append("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 100 100] /Contents \(pageIDs[index] + 1) 0 R >>")
+            let (width, height) = sizes?[index] ?? (100, 100)
+            let stream = "\(colour.0) \(colour.1) \(colour.2) rg 0 0 \(width) \(height) re f"
+            objects.append("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 \(width) \(height)] /Contents \(pageIDs[index] + 1) 0 R >>")
             objects.append("<< /Length \(stream.utf8.count) >>\nstream\n\(stream)\nendstream")
         }
         var out = "%PDF-1.4\n"

@@ -37,6 +37,10 @@ const char *tv_version(void);
  * callers decide from return codes, never from message text.) */
 int tv_read_header(const void *buf, size_t len, tv_header *out, char **err);
 
+/* The header of one page (0 the first) of a multi-page source (PDF, TIFF, HEIF, GIF): pages
+ * may differ in size. */
+int tv_read_header_page(const void *buf, size_t len, int page, tv_header *out, char **err);
+
 /* The same, from a file: only the header is read. */
 int tv_read_header_file(const char *path, tv_header *out, char **err);
 

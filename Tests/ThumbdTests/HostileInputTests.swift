@@ -1,0 +1,76 @@
+import Foundation
+import Imaging
+import Testing
+import TestSupport
+@testable import Thumbd
+
+/// Issue 32: what an outside probe fed thumbd. Every image it decodes (sources, watermarks,
+/// pages) passes the same limits from its header before any pixel is decoded, and a vector
+/// page is drawn at the scale the output needs or refused.
+@Suite(.serialized) struct HostileInputTests {
+    static let photo = try! ImageSynthesis.pattern(width: 640, height: 480, seed: 9).encode(.jpeg)
+    static let mark = try! ImageSynthesis.pattern(width: 200, height: 100, bands: 4, seed: 2).encode(.png)
+
+    static let fixture: LibraryFixture = try! LibraryFixture(files: [
+        "photo.jpg": photo,
+        "mark.png": mark,
+        "bomb-30000.png": TestBytes.pngDeclaring(width: 30000, height: 30000),
+        "bomb-8000.png": TestBytes.pngDeclaring(width: 8000, height: 8000),
+        "bomb-sof.jpg": TestBytes.jpeg(try! ImageSynthesis.pattern(width: 64, height: 64).encode(.jpeg), claiming: 65000, 65000),
+        "huge-page.pdf": TestDocuments.pdf(pages: [(0.2, 0.4, 0.8)], sizes: [(200_000, 200_000)]),
+        // 49 megapixels at 72 dpi: within the source limit, but never drawable below 1/1000.
+        "big-page.pdf": TestDocuments.pdf(pages: [(0.9, 0.1, 0.1)], sizes: [(7000, 7000)]),
+        "second-page-huge.pdf": TestDocuments.pdf(pages: [(0, 1, 0), (1, 0, 0)], sizes: [(100, 100), (200_000, 200_000)]),
+    ])
+
+    func get(_ target: String) throws -> RawHTTPClient.Response {
+        try RawHTTPClient(port: Self.fixture.port, timeout: 30).request("GET", target)
+    }
+
+    var reserved: Int { Self.fixture.service.app.thumbnails.memory.usage.reservedTotal }
+
+    @Test(arguments: ["bomb-30000.png", "bomb-8000.png", "bomb-sof.jpg", "huge-page.pdf"])
+    func aWatermarkOverTheSourceLimitsIsRefusedBeforeDecode(_ bomb: String) throws {
+        let before = reserved
+        let response = try get("/img/photo.jpg?w=300&wm=\(bomb)")
+        #expect(response.status == 422, "\(bomb): \(response.status) \(response.text)")
+        #expect(response.text.contains("over the limit"), "\(response.text)")
+        // Nothing was reserved, so nothing was decoded.
+        #expect(reserved == before)
+        // The same watermark within the limits is drawn.
+        #expect(try get("/img/photo.jpg?w=300&wm=mark.png").status == 200)
+    }
+
+    @Test func theHugePagePDFAsASourceIsRefusedFromItsHeader() throws {
+        let before = reserved
+        let response = try get("/img/huge-page.pdf?w=100")
+        #expect(response.status == 422 && response.text.contains("200000x200000"), "\(response.text)")
+        #expect(reserved == before)
+    }
+
+    @Test func aPDFPageIsNeverDrawnBelowTheSmallestScalePopplerTakes() throws {
+        // 7000 pt a side: 7 px is the least it can be drawn at; asked smaller, libvips would
+        // draw the whole page (49 megapixels) and shrink it.
+        let small = try get("/img/big-page.pdf?w=5")
+        #expect(small.status == 400 && small.header("Content-Type") == "application/problem+json", "\(small.status)")
+        #expect(small.text.contains("\"parameter\":\"w\"") && small.text.contains("7 px"), "\(small.text)")
+        let fine = try get("/img/big-page.pdf?w=100&fm=png")
+        #expect(fine.status == 200)
+        #expect(try ImageHeader.read(fine.body).width == 100)
+        // As a watermark at 25% of a 300 px output (75 px) it can be drawn; at 5 px it cannot.
+        #expect(try get("/img/photo.jpg?w=300&wm=big-page.pdf").status == 200)
+        let tiny = try get("/img/photo.jpg?w=20&wm=big-page.pdf")
+        #expect(tiny.status == 400 && tiny.text.contains("\"parameter\":\"wm\""), "\(tiny.text)")
+    }
+
+    @Test func thePageAskedForIsTheOneChecked() throws {
+        let before = reserved
+        // Page 1 is 100 x 100 pt; page 2 declares 200000 x 200000.
+        #expect(try get("/img/second-page-huge.pdf?w=50&fm=png").status == 200)
+        let second = try get("/img/second-page-huge.pdf?w=50&page=2&fm=png")
+        #expect(second.status == 422 && second.text.contains("200000x200000"), "\(second.text)")
+        let past = try get("/img/second-page-huge.pdf?w=50&page=3")
+        #expect(past.status == 400 && past.text.contains("\"parameter\":\"page\""), "\(past.text)")
+        #expect(reserved > before)  // page 1 was made
+    }
+}
