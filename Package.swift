@@ -109,6 +109,7 @@ let package = Package(
         ]),
         .testTarget(name: "ImagingTests", dependencies: [
             "Imaging",
+            "Locking",
             "ThumbdProtocol",
             "TestSupport",
             .product(name: "PropertyBased", package: "swift-property-based"),

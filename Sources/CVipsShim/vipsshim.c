@@ -197,14 +197,7 @@ int tv_find_trim(VipsImage *in, double threshold, int *left, int *top, int *widt
 VipsImage *tv_rotate(VipsImage *in, int degrees, char **err) {
     static const VipsAngle angles[] = { VIPS_ANGLE_D0, VIPS_ANGLE_D90, VIPS_ANGLE_D180, VIPS_ANGLE_D270 };
     VipsImage *out = NULL;
-    /* A turn reads the image out of order (by columns, or from the bottom): a sequential
-       decode (the thumbnail of a large JPEG) fails with "out of order read", so it turns a
-       copy in memory. */
-    VipsImage *source = (degrees / 90) & 3 ? vips_image_copy_memory(in) : (g_object_ref(in), in);
-    if (!source) return fail_null(err);
-    int rc = vips_rot(source, &out, angles[(degrees / 90) & 3], NULL);
-    g_object_unref(source);
-    if (rc) return fail_null(err);
+    if (vips_rot(in, &out, angles[(degrees / 90) & 3], NULL)) return fail_null(err);
     return out;
 }
 
@@ -389,9 +382,44 @@ int tv_rgba_preview(const void *buf, size_t len, int max_side, int *width, int *
     return rc ? fail(err) : 0;
 }
 
-VipsImage *tv_materialize(VipsImage *in, char **err) {
-    VipsImage *out = vips_image_copy_memory(in);
-    if (!out) return fail_null(err);
+typedef struct {
+    tv_stop_check check;
+    void *context;
+    gint64 next;
+    int stopped;
+} watch_t;
+
+/* Runs on whichever thread computes the image, as tiles are done (about ten times a second
+   for a large one): asks at most every 50 ms whether to stop, and kills the computation if so. */
+static void watch_eval(VipsImage *image, VipsProgress *progress, void *data) {
+    (void)progress;
+    watch_t *watch = data;
+    gint64 now = g_get_monotonic_time();
+    if (watch->stopped || now < watch->next) return;
+    watch->next = now + 50000;
+    if (watch->check(watch->context)) {
+        watch->stopped = 1;
+        vips_image_set_kill(image, TRUE);
+    }
+}
+
+VipsImage *tv_materialize(VipsImage *in, tv_stop_check check, void *context, int *stopped, char **err) {
+    if (stopped) *stopped = 0;
+    /* vips_image_copy_memory, with the new image watched: its progress is the pipeline's. */
+    VipsImage *out = vips_image_new_memory();
+    watch_t watch = { check, context, 0, 0 };
+    gulong handler = 0;
+    if (check) {
+        vips_image_set_progress(out, TRUE);
+        handler = g_signal_connect(out, "eval", G_CALLBACK(watch_eval), &watch);
+    }
+    int rc = vips_image_write(in, out);
+    if (handler) g_signal_handler_disconnect(out, handler);
+    if (stopped) *stopped = watch.stopped;
+    if (rc) {
+        g_object_unref(out);
+        return fail_null(err);
+    }
     return out;
 }
 

@@ -23,8 +23,11 @@ public enum ImageTransformer {
     /// image when `options.watermark` is set.
     /// `shared`: a decode of the same source made for several sizes at once (`SharedDecode`),
     /// used when it serves this one (`SharedDecode.serves`) and gives the plan's exact size.
+    /// `stop`: asked while pixels are computed; when it says so, the work is killed and
+    /// `ImagingError.cancelled` thrown (the encoder, which runs last, is not interrupted).
     public static func transform(_ data: [UInt8], header: ImageHeader, options: TransformOptions,
-                                 watermark: [UInt8]? = nil, shared: SharedDecode? = nil) throws(ImagingError) -> Output {
+                                 watermark: [UInt8]? = nil, shared: SharedDecode? = nil,
+                                 stop: StopCheck? = nil) throws(ImagingError) -> Output {
         let format = options.format ?? .universal(hasAlpha: header.hasAlpha)
         let animated = options.keepsFrames && header.pages > 1
         guard options.page <= header.pages else {
@@ -38,13 +41,12 @@ public enum ImageTransformer {
                 image = resized
                 usedShared = shared
             } else {
-                image = try decode(data, header: header, options: options, animated: animated)
+                image = try decode(data, header: header, options: options, animated: animated, stop: stop)
             }
-            image = try finish(image, options: options, format: format, watermark: watermark)
+            image = try finish(image, options: options, format: format, watermark: watermark, stop: stop)
             // Decoding is lazy: a truncated source fails here, while pixels are pulled, so
             // that a failure while encoding is the encoder's (a server error, not the client's).
-            let pixels = image
-            decoded = try VipsImage.make { tv_materialize(pixels.pointer, $0) }
+            decoded = try image.materialized(stop: stop)
         } catch let error as ImagingError {
             throw error
         } catch {
@@ -57,7 +59,8 @@ public enum ImageTransformer {
 
     /// The source decoded, cut (`rect`, `trim`) and resized to the plan: shrink-on-load from
     /// the bytes when nothing is cut first; from the whole decoded page otherwise.
-    private static func decode(_ data: [UInt8], header: ImageHeader, options asked: TransformOptions, animated: Bool) throws -> VipsImage {
+    private static func decode(_ data: [UInt8], header: ImageHeader, options asked: TransformOptions, animated: Bool,
+                               stop: StopCheck?) throws -> VipsImage {
         let (sourceWidth, sourceHeight) = header.orientedSize
         // A vector source is drawn at the size asked: enlarging it loses nothing.
         var options = asked
@@ -90,8 +93,7 @@ public enum ImageTransformer {
                                                       TV_SIZE_DOWN, TV_CROP_NONE, page, $0) }
             }.get()
             // Decoded once into memory: find_trim reads it all, and the crop after reads it again.
-            let loaded = whole
-            whole = try VipsImage.make { tv_materialize(loaded.pointer, $0) }
+            whole = try whole.materialized(stop: stop)
             if let region = options.region {
                 guard region.x + region.width <= whole.width, region.y + region.height <= whole.height else {
                     throw ImagingError.badParameter(name: "rect", detail: "rect \(region) is outside the \(whole.width)x\(whole.height) source")
@@ -141,14 +143,18 @@ public enum ImageTransformer {
 
     /// Everything after the resize, in order.
     private static func finish(_ input: VipsImage, options: TransformOptions, format: OutputFormat,
-                               watermark: [UInt8]?) throws -> VipsImage {
+                               watermark: [UInt8]?, stop: StopCheck?) throws -> VipsImage {
         var image = input
         func step(_ call: (OpaquePointer, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> OpaquePointer?) throws {
             let source = image
             image = try VipsImage.make { call(source.pointer, $0) }
         }
         let background = options.background ?? .white
-        if options.rotation != 0 { try step { tv_rotate($0, Int32(options.rotation), $1) } }
+        if options.rotation != 0 {
+            // A turn reads out of order: the resized image (a sequential decode) goes to memory first.
+            image = try image.materialized(stop: stop)
+            try step { tv_rotate($0, Int32(options.rotation), $1) }
+        }
         if options.mirrored { try step { tv_mirror($0, $1) } }
         if let padding = options.padding {
             image = try embed(image, in: (image.width + padding.left + padding.right, image.height + padding.top + padding.bottom),

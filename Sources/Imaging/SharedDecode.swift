@@ -24,7 +24,8 @@ public final class SharedDecode: @unchecked Sendable {
     public var height: Int { image.height }
 
     /// The decode serving every one of `options` (at least one), or nil when none can share one.
-    public init?(_ data: [UInt8], header: ImageHeader, for options: [TransformOptions]) throws(ImagingError) {
+    /// `stop` as for `ImageTransformer.transform`.
+    public init?(_ data: [UInt8], header: ImageHeader, for options: [TransformOptions], stop: StopCheck? = nil) throws(ImagingError) {
         let sharing = options.filter { Self.canShare($0, header: header) }
         guard let first = sharing.first, sharing.allSatisfy({ $0.page == first.page }) else { return nil }
         let (sourceWidth, sourceHeight) = header.orientedSize
@@ -42,7 +43,9 @@ public final class SharedDecode: @unchecked Sendable {
                 VipsImage.attempt { tv_thumbnail_page(raw.baseAddress, raw.count, boxWidth, boxHeight, TV_SIZE_DOWN, TV_CROP_NONE, page, $0) }
             }.get()
             // Decoded into memory once: every size reads it again.
-            decoded = try VipsImage.make { tv_materialize(loaded.pointer, $0) }
+            decoded = try loaded.materialized(stop: stop)
+        } catch let error as ImagingError {
+            throw error
         } catch {
             throw .undecodable((error as? VipsCallError)?.message ?? "\(error)")
         }
@@ -80,7 +83,7 @@ public final class SharedDecode: @unchecked Sendable {
                 let half = try VipsImage.make {
                     tv_thumbnail_image(current.pointer, Int32(halfWidth), Int32(halfHeight), TV_SIZE_FORCE, TV_CROP_NONE, $0)
                 }
-                levels.append(try VipsImage.make { tv_materialize(half.pointer, $0) })
+                levels.append(try half.materialized())
             }
             index += 1
         }

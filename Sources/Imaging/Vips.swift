@@ -30,6 +30,8 @@ public enum ImagingError: Error, Equatable, Sendable, CustomStringConvertible {
     case undecodable(String)
     /// Encoding failed: 500.
     case encodingFailed(String)
+    /// Stopped while it ran, because nobody wanted it any more (`StopCheck`): 503.
+    case cancelled
     /// A parameter cannot apply to this source (`rect` outside it, a `page` it has not) or its
     /// output (`mb` below what the lowest quality gives): 400 naming the parameter.
     case badParameter(name: String, detail: String)
@@ -42,6 +44,7 @@ public enum ImagingError: Error, Equatable, Sendable, CustomStringConvertible {
         case .outputTooLarge(let w, let h, let detail): "the output would be \(w)x\(h), \(detail)"
         case .undecodable(let detail): "the image cannot be decoded: \(detail)"
         case .encodingFailed(let detail): "the image cannot be encoded: \(detail)"
+        case .cancelled: "the transform was stopped: nobody waited for it any more"
         case .badParameter(_, let detail): detail
         }
     }

@@ -27,6 +27,31 @@ public final class VipsImage: @unchecked Sendable {
         return .success(VipsImage(pointer))
     }
 
+    /// The pipeline that ends in this image computed into memory. While it runs, `stop` is asked
+    /// every 50 ms or so (between tiles); when it says yes, the computation is killed and
+    /// `ImagingError.cancelled` thrown.
+    func materialized(stop: StopCheck? = nil) throws -> VipsImage {
+        var stopped: Int32 = 0
+        var err: UnsafeMutablePointer<CChar>?
+        let out: OpaquePointer?
+        if let stop {
+            let box = Unmanaged.passRetained(stop)
+            defer { box.release() }
+            out = tv_materialize(pointer, { context in
+                Unmanaged<StopCheck>.fromOpaque(context!).takeUnretainedValue().shouldStop() ? 1 : 0
+            }, box.toOpaque(), &stopped, &err)
+        } else {
+            out = tv_materialize(pointer, nil, nil, &stopped, &err)
+        }
+        if stopped != 0 {
+            if let out { tv_unref(out) }
+            tv_free(err)
+            throw ImagingError.cancelled
+        }
+        guard let out else { throw VipsCallError(message: takeMessage(err)) }
+        return VipsImage(out)
+    }
+
     /// Pixel values at (x, y), one per band.
     public func pixel(x: Int, y: Int) throws(VipsCallError) -> [Double] {
         var values = [Double](repeating: 0, count: 8)

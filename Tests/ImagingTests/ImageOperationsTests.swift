@@ -1,4 +1,5 @@
 import Imaging
+import Locking
 import Testing
 import ThumbdProtocol
 
@@ -82,6 +83,22 @@ import ThumbdProtocol
         let out = try ImageTransformer.transform(photo, header: header,
                                                  options: TransformOptions(width: 3000, format: .jpeg, rotation: degrees))
         #expect(degrees == 180 ? (out.width, out.height) == (3000, 2250) : (out.width, out.height) == (2250, 3000))
+    }
+
+    @Test func aTransformWhoseStopCheckSaysStopIsCancelledAndOneThatNeverDoesIsMade() throws {
+        let photo = try ImageSynthesis.pattern(width: 2000, height: 1500, seed: 4).encode(.jpeg)
+        let header = try ImageTransformer.checkedHeader(photo, maxPixels: 50_000_000)
+        let asked = Locked(0)
+        let stop = StopCheck {
+            asked.withLock { $0 += 1 }
+            return true
+        }
+        #expect(throws: ImagingError.cancelled) {
+            try ImageTransformer.transform(photo, header: header, options: TransformOptions(width: 1900, format: .png, rotation: 90), stop: stop)
+        }
+        #expect(asked.withLock { $0 } >= 1)
+        let kept = StopCheck { false }
+        #expect(try ImageTransformer.transform(photo, header: header, options: TransformOptions(width: 1900, format: .png), stop: kept).width == 1900)
     }
 
     @Test func padFitLetterboxesInTheBackground() throws {

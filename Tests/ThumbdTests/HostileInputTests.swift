@@ -74,3 +74,32 @@ import TestSupport
         #expect(reserved > before)  // page 1 was made
     }
 }
+
+/// Issue 32: work nobody waits for any more is stopped while it runs, and its worker freed.
+@Suite struct RunawayTransformTests {
+    /// 195 bytes: a blur of 100000 px over the whole drawing, asked at 4096 px, takes a
+    /// libvips thread 20 s or more.
+    static let blurBomb = Array("""
+        <svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><filter id="b"><feGaussianBlur \
+        stdDeviation="100000"/></filter><rect width="100" height="100" fill="red" filter="url(#b)"/></svg>
+        """.utf8)
+
+    @Test func aRunawayTransformIsCutWhenItsClientLeavesAndTheNextMissIsServed() throws {
+        let f = try LibraryFixture(files: ["bomb.svg": Self.blurBomb,
+                                           "small.png": try ImageSynthesis.pattern(width: 300, height: 200).encode(.png)]) {
+            $0.limits.workers = 1
+        }
+        let thumbnails = f.service.app.thumbnails
+        do {
+            let client = try RawHTTPClient(port: f.port)
+            try client.send(RawHTTPClient.requestText("GET", "/img/bomb.svg?w=4096&fm=png"))
+            #expect(eventually { thumbnails.pool.running == 1 })
+            settle(milliseconds: 300)  // well into the render
+        }  // the client goes away: its connection closes
+        // The one worker is freed by the stop, long before the render would have ended.
+        #expect(eventually(timeout: 15) { thumbnails.transformsCancelled.count == 1 && thumbnails.pool.running == 0 },
+                "cancelled \(thumbnails.transformsCancelled.count), running \(thumbnails.pool.running)")
+        let next = try RawHTTPClient(port: f.port).request("GET", "/img/small.png?w=123")
+        #expect(next.status == 200 && next.header("X-Cache") == "miss")
+    }
+}

@@ -61,7 +61,8 @@ VipsImage *tv_extract(VipsImage *in, int left, int top, int width, int height, c
 /* The box inside a uniform border (the top-left pixel's colour, within threshold 1-100);
  * width and height 0 when the whole image is border. */
 int tv_find_trim(VipsImage *in, double threshold, int *left, int *top, int *width, int *height, char **err);
-/* Clockwise by 0, 90, 180 or 270 degrees; left-right mirror. */
+/* Clockwise by 0, 90, 180 or 270 degrees; left-right mirror. A turn reads its input out of
+ * order: give it an image in memory (tv_materialize), not a sequential decode. */
 VipsImage *tv_rotate(VipsImage *in, int degrees, char **err);
 VipsImage *tv_mirror(VipsImage *in, char **err);
 /* `in` placed at (left, top) in a width x height canvas of colour (r, g, b, a); an alpha
@@ -90,9 +91,14 @@ int tv_page_height(VipsImage *in);
 VipsImage *tv_to_srgb(VipsImage *in, char **err);
 /* Alpha removed by compositing on an RGB background. */
 VipsImage *tv_flatten(VipsImage *in, double r, double g, double b, char **err);
+/* Asked while a pipeline is computed: non-zero stops it. */
+typedef int (*tv_stop_check)(void *context);
+
 /* Runs the pipeline into memory: decoding errors surface here, so that a failure while
- * saving afterwards is the encoder's own. */
-VipsImage *tv_materialize(VipsImage *in, char **err);
+ * saving afterwards is the encoder's own. With `check`, it is asked every 50 ms or so while
+ * tiles are computed; when it says stop, the computation is killed, NULL is returned and
+ * `*stopped` set (a vector render or a filter cut off between tiles). */
+VipsImage *tv_materialize(VipsImage *in, tv_stop_check check, void *context, int *stopped, char **err);
 /* With strip set, metadata fields (EXIF, XMP, IPTC, ICC, ...) are removed from a copy of
  * the image before saving: the savers' own "strip" flag is not enough (webpsave in 8.14
  * writes EXIF, XMP and ICC chunks regardless). */

@@ -19,6 +19,7 @@ extension ThumbnailFailure: HTTPProblem {
         switch self {
         case .overloaded: Overloaded().fields
         case .source(let error as any HTTPProblem): error.fields
+        case .imaging(let error): error.fields
         default: []
         }
     }

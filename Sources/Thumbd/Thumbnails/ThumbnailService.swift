@@ -34,6 +34,8 @@ final class ThumbnailService: Sendable {
     let batches = SourceBatches()
     /// Transforms run to completion (successful or not); dropped and refused ones do not count.
     let transformsRun = Counter()
+    /// Transforms stopped while they ran because nobody wanted them any more.
+    let transformsCancelled = Counter()
     private let limits: Limits
     private let metrics: ThumbdMetrics
     private let clock: any MonotonicClock
@@ -171,9 +173,10 @@ final class ThumbnailService: Sendable {
         // decode and the largest of them covers the batch.
         if planned.count > 1, let decodeBytes = SharedDecode.estimate(header: planned[0].header, for: planned.map(\.identity.options)) {
             let flightsOfBatch = planned.map(\.item.flight)
-            let reserved = memory.withReserved(decodeBytes + planned.map(\.estimate).max()!,
-                                               abandoned: { flightsOfBatch.allSatisfy(flights.isUnwanted) }) {
-                let shared = try? SharedDecode(loaded.bytes, header: planned[0].header, for: planned.map(\.identity.options))
+            let unwanted: @Sendable () -> Bool = { [flights] in flightsOfBatch.allSatisfy(flights.isUnwanted) }
+            let reserved = memory.withReserved(decodeBytes + planned.map(\.estimate).max()!, abandoned: unwanted) {
+                let shared = try? SharedDecode(loaded.bytes, header: planned[0].header, for: planned.map(\.identity.options),
+                                               stop: StopCheck(unwanted))
                 for transform in planned { make(transform, from: loaded, shared: shared, reserved: true) }
             }
             switch reserved {
@@ -239,10 +242,12 @@ final class ThumbnailService: Sendable {
         // Its clients may have gone while the source loaded or others were made.
         if flights.abandonIfUnwanted(flight) { return }
         let started = clock.now()
+        // Stopped while it runs once nobody wants it (clients gone, response timed out).
+        let stop = StopCheck { [flights] in flights.isUnwanted(flight) }
         func run() throws(ImagingError) -> ImageTransformer.Output {
             defer { transformsRun.increment() }
             return try ImageTransformer.transform(source.bytes, header: transform.header, options: identity.options,
-                                                  watermark: transform.watermark, shared: shared)
+                                                  watermark: transform.watermark, shared: shared, stop: stop)
         }
         let output: ImageTransformer.Output
         do throws(ImagingError) {
@@ -256,6 +261,11 @@ final class ThumbnailService: Sendable {
                     return finish(flight, failed: .workingMemory(needed: needed, limit: limit), identity: identity, since: started)
                 }
             }
+        } catch .cancelled {
+            transformsCancelled.increment()
+            // Someone may have joined as it stopped: they are told to ask again.
+            if flights.abandonIfUnwanted(flight) { return }
+            return finish(flight, failed: .imaging(.cancelled), identity: identity, since: started)
         } catch {
             return finish(flight, failed: .imaging(error), identity: identity, since: started)
         }
