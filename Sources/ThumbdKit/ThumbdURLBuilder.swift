@@ -23,31 +23,40 @@ public struct ThumbdURLBuilder: Sendable {
     }
 
     /// `/img/{path}?{query}` (signed when a key is set). `path` is the library path, such as a
-    /// listing item's `id`; it is percent-encoded like the server's own links.
-    public func target(forImage path: String, options: ThumbnailOptions = .original) -> String {
+    /// listing item's `id`; it is percent-encoded like the server's own links. `expiresAt`: the
+    /// server refuses the URL after that time (covered by the signature; the cached thumbnail
+    /// is the same for every expiry).
+    public func target(forImage path: String, options: ThumbnailOptions = .original, expiresAt: Date? = nil) -> String {
         let trimmed = String(path.drop { $0 == "/" })
         let query = options.query
-        let target = "/img/" + PercentCoding.encode(trimmed, keepingSlashes: true) + (query.isEmpty ? "" : "?" + query)
-        return signer?.sign(target) ?? target
+        return finished("/img/" + PercentCoding.encode(trimmed, keepingSlashes: true) + (query.isEmpty ? "" : "?" + query), expiresAt)
     }
 
     /// `/proxy?url={remote}&{query}` (signed when a key is set).
-    public func target(forRemote remoteURL: String, options: ThumbnailOptions = .original) -> String {
+    public func target(forRemote remoteURL: String, options: ThumbnailOptions = .original, expiresAt: Date? = nil) -> String {
         let query = options.query
-        let target = "/proxy?url=" + PercentCoding.encode(remoteURL, keepingSlashes: false) + (query.isEmpty ? "" : "&" + query)
-        return signer?.sign(target) ?? target
+        return finished("/proxy?url=" + PercentCoding.encode(remoteURL, keepingSlashes: false) + (query.isEmpty ? "" : "&" + query),
+                        expiresAt)
     }
 
-    public func imageURL(_ path: String, options: ThumbnailOptions = .original) -> URL {
-        url(forTarget: target(forImage: path, options: options))
+    /// `target` with its expiry, signed when a key is set.
+    private func finished(_ target: String, _ expiresAt: Date?) -> String {
+        let expires = expiresAt.map { Int($0.timeIntervalSince1970.rounded(.down)) }
+        if let signer { return signer.sign(target, expires: expires) }
+        guard let expires else { return target }
+        return target + (target.contains("?") ? "&" : "?") + ThumbnailOptions.expiryParameter + "=\(expires)"
     }
 
-    public func proxyURL(_ remoteURL: String, options: ThumbnailOptions = .original) -> URL {
-        url(forTarget: target(forRemote: remoteURL, options: options))
+    public func imageURL(_ path: String, options: ThumbnailOptions = .original, expiresAt: Date? = nil) -> URL {
+        url(forTarget: target(forImage: path, options: options, expiresAt: expiresAt))
     }
 
-    public func proxyURL(_ remoteURL: URL, options: ThumbnailOptions = .original) -> URL {
-        proxyURL(remoteURL.absoluteString, options: options)
+    public func proxyURL(_ remoteURL: String, options: ThumbnailOptions = .original, expiresAt: Date? = nil) -> URL {
+        url(forTarget: target(forRemote: remoteURL, options: options, expiresAt: expiresAt))
+    }
+
+    public func proxyURL(_ remoteURL: URL, options: ThumbnailOptions = .original, expiresAt: Date? = nil) -> URL {
+        proxyURL(remoteURL.absoluteString, options: options, expiresAt: expiresAt)
     }
 
     /// The absolute URL of a target such as a listing item's `url`.

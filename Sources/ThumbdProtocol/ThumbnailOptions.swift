@@ -109,12 +109,15 @@ public struct ThumbnailOptions: Sendable, Hashable {
 
     // MARK: - Names and ranges
 
-    /// Every parameter name a transform takes (`s`, the signature, included), in the normal
-    /// form's order.
+    /// Every parameter name a transform takes (`expires` and `s`, the signature, included), in
+    /// the normal form's order.
     public static let parameterNames: [String] = ["p", "w", "h", "dpr", "fit", "crop", "enlarge", "fm", "q", "pr", "anim",
                                                   "fp", "rect", "trim", "rot", "flip", "pad", "bg", "blur", "sharpen", "gray",
-                                                  "wm", "wmpos", "wmscale", "wmop", "wmpad", "mb", "page", "s"]
+                                                  "wm", "wmpos", "wmscale", "wmop", "wmpad", "mb", "page", "expires", "s"]
     public static let signatureParameter = "s"
+    /// When a URL stops being served (Unix seconds), covered by its signature; never part of
+    /// the options, so every expiry shares one cache entry.
+    public static let expiryParameter = "expires"
     public static let presetParameter = "p"
     public static let dprRange: ClosedRange<Double> = 1...4
     public static let qualityRange: ClosedRange<Int> = 1...100
@@ -140,12 +143,13 @@ public struct ThumbnailOptions: Sendable, Hashable {
 
     // MARK: - Reading a query
 
-    /// Names to values, refusing unknown and repeated names (and `p` and `s` where a preset's
-    /// own parameters are read).
+    /// Names to values, refusing unknown and repeated names (and `p`, `expires` and `s` where
+    /// a preset's own parameters are read).
     public static func collect(_ pairs: [(name: String, value: String)], allowingPreset: Bool) throws(ParameterError) -> [String: String] {
         var values: [String: String] = [:]
         for (name, value) in pairs {
-            guard parameterNames.contains(name), allowingPreset || (name != presetParameter && name != signatureParameter) else {
+            guard parameterNames.contains(name),
+                  allowingPreset || (name != presetParameter && name != signatureParameter && name != expiryParameter) else {
                 throw .unknown(name)
             }
             guard values[name] == nil else { throw .repeated(name) }

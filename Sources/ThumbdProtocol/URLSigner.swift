@@ -20,9 +20,27 @@ public struct URLSigner: Sendable {
         Hex.lowercase(Array(HMAC<SHA256>.authenticationCode(for: Array(message.utf8), using: key)).prefix(16))
     }
 
-    /// `target` with its signature appended as the last parameter.
-    public func sign(_ target: String) -> String {
-        target + (target.contains("?") ? "&" : "?") + "s=" + signature(of: target)
+    /// `target` with its signature appended as the last parameter; with `expires` (Unix
+    /// seconds), `expires=` before it, so the signature covers it: the server refuses the URL
+    /// once that second has passed.
+    public func sign(_ target: String, expires: Int? = nil) -> String {
+        let message = expires.map { target + (target.contains("?") ? "&" : "?") + ThumbnailOptions.expiryParameter + "=\($0)" } ?? target
+        return message + (message.contains("?") ? "&" : "?") + "s=" + signature(of: message)
+    }
+
+    /// The `expires` of a target's query (Unix seconds); nil when it has none; an error naming
+    /// it when it is malformed or repeated.
+    public static func expiry(of target: some StringProtocol) throws(ParameterError) -> Int? {
+        guard let q = target.firstIndex(of: "?") else { return nil }
+        let name = ThumbnailOptions.expiryParameter
+        let values = target[target.index(after: q)...].split(separator: "&").filter { $0 == name || $0.hasPrefix(name + "=") }
+        guard let first = values.first else { return nil }
+        guard values.count == 1 else { throw .repeated(name) }
+        let text = first.dropFirst(name.count + 1)
+        guard !text.isEmpty, text.utf8.count <= 12, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let seconds = Int(text) else {
+            throw ParameterError(parameter: name, detail: "\(name) must be a time in Unix seconds, got '\(text)'")
+        }
+        return seconds
     }
 
     public enum Refusal: Error, Equatable {

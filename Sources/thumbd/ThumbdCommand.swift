@@ -89,6 +89,8 @@ struct Sign: ParsableCommand {
 
     @Argument(help: "A request target such as '/img/cat.jpg?w=300'.") var target: String
     @Option(help: "Configuration file (default: \(ConfigLoader.defaultFile), if present).") var config: String?
+    @Option(help: "Refuse the URL after this long (1h, 30m, 86400) or at @UNIX-SECONDS; the signature covers it.")
+    var expires: String?
 
     func run() throws {
         let loaded: ConfigLoader.Result
@@ -106,7 +108,15 @@ struct Sign: ParsableCommand {
             FileHandle.standardError.write(Data("thumbd: TARGET must start with /, e.g. '/img/cat.jpg?w=300'\n".utf8))
             throw ExitCode(2)
         }
-        print(URLSigner(key: loaded.config.security.key).sign(target))
+        var until: Int?
+        if let expires {
+            guard let at = ConfigValue.expiry(expires, now: Int(Date().timeIntervalSince1970)) else {
+                FileHandle.standardError.write(Data("thumbd: --expires must be a duration such as 1h or 30m, or @UNIX-SECONDS, got '\(expires)'\n".utf8))
+                throw ExitCode(2)
+            }
+            until = at
+        }
+        print(URLSigner(key: loaded.config.security.key).sign(target, expires: until))
     }
 }
 

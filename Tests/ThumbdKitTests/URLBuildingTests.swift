@@ -103,6 +103,17 @@ import ThumbdProtocol
         }
     }
 
+    @Test func anExpiryIsCoveredByTheSignatureAndSetWithoutOneToo() throws {
+        let key = "a-test-signing-key-0123456789abcdef"
+        let at = Date(timeIntervalSince1970: 1_800_000_000.7)
+        let signed = ThumbdURLBuilder(baseURL: Self.base, signingKey: key).target(forImage: "a.jpg", options: .init(width: 10), expiresAt: at)
+        #expect(signed == URLSigner(key: key).sign("/img/a.jpg?w=10", expires: 1_800_000_000))
+        try URLSigner(key: key).verify(signed)
+        #expect(try URLSigner.expiry(of: signed) == 1_800_000_000)
+        let unsigned = ThumbdURLBuilder(baseURL: Self.base).target(forRemote: "https://a.example/b.png", expiresAt: at)
+        #expect(unsigned == "/proxy?url=https%3A%2F%2Fa.example%2Fb.png&expires=1800000000")
+    }
+
     @Test func theServerGivesEquivalentSpellingsOneETag() throws {
         let server = try ThumbdServer(files: ["a.jpg": Self.photo])
         defer { withExtendedLifetime(server) {} }

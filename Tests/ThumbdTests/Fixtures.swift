@@ -24,7 +24,7 @@ final class LibraryFixture: @unchecked Sendable {
         return bytes
     }
 
-    init(files: [String: [UInt8]] = [:], clock: any MonotonicClock = SystemClock(),
+    init(files: [String: [UInt8]] = [:], clock: any MonotonicClock = SystemClock(), wallClock: any WallClock = SystemWallClock(),
          configure: (inout ThumbdConfig) -> Void = { _ in }) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("thumbd-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root.appendingPathComponent("library"), withIntermediateDirectories: true)
@@ -33,7 +33,7 @@ final class LibraryFixture: @unchecked Sendable {
         config.library.root = root.appendingPathComponent("library").path
         config.library.demo = false
         configure(&config)
-        service = try ThumbdService(config: config, clock: clock)
+        service = try ThumbdService(config: config, clock: clock, wallClock: wallClock)
     }
 
     func write(_ path: String, _ bytes: [UInt8]) throws {

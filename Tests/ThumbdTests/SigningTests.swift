@@ -1,5 +1,7 @@
 import Crypto
 import Foundation
+import HTTP
+import Imaging
 import Testing
 import TestSupport
 @testable import Thumbd
@@ -59,5 +61,79 @@ import ThumbdProtocol
                                     environment: ["THUMBD_SECURITY_KEY": Self.key])
         #expect(result.status == 0)
         #expect(result.output == "/img/cat.jpg?w=300&fit=cover&s=\(Self.independentSignature("/img/cat.jpg?w=300&fit=cover"))\n")
+    }
+
+    // MARK: - expires (issue 32)
+
+    static let now = 1_800_000_000
+
+    @Test func expiresIsSignedBeforeTheSignature() throws {
+        let signer = URLSigner(key: Self.key)
+        let signed = signer.sign("/img/cat.jpg?w=300", expires: Self.now + 60)
+        #expect(signed == "/img/cat.jpg?w=300&expires=\(Self.now + 60)&s=" + Self.independentSignature("/img/cat.jpg?w=300&expires=\(Self.now + 60)"))
+        #expect(signer.sign("/img/cat.jpg", expires: 5) == "/img/cat.jpg?expires=5&s=" + Self.independentSignature("/img/cat.jpg?expires=5"))
+        try signer.verify(signed)
+        #expect(try URLSigner.expiry(of: signed) == Self.now + 60 && URLSigner.expiry(of: "/img/cat.jpg?w=1") == nil)
+        #expect(throws: ParameterError.self) { try URLSigner.expiry(of: "/img/cat.jpg?expires=soon") }
+        #expect(throws: ParameterError.self) { try URLSigner.expiry(of: "/img/cat.jpg?expires=1&expires=2") }
+    }
+
+    @Test func aSignedURLIsServedUntilItsExpiresAndRefusedAfter() throws {
+        let clock = FixedWallClock(Self.now)
+        let f = try LibraryFixture(files: ["cat.jpg": try ImageSynthesis.pattern(width: 200, height: 100).encode(.jpeg)], wallClock: clock) {
+            $0.security.key = Self.key
+        }
+        let signer = URLSigner(key: Self.key)
+        func get(_ target: String) throws -> RawHTTPClient.Response { try RawHTTPClient(port: f.port).request("GET", target) }
+        let thumbnail = signer.sign("/img/cat.jpg?w=50", expires: Self.now + 10)
+        let original = signer.sign("/img/cat.jpg", expires: Self.now + 10)
+        #expect(try get(thumbnail).status == 200)                                          // before
+        #expect(try get(original).status == 200)
+        clock.set(Self.now + 10)
+        let at = try get(thumbnail)                                                         // at: the last second it is valid
+        #expect(at.status == 200 && at.header("X-Cache") == "memory")
+        clock.set(Self.now + 11)
+        let after = try get(thumbnail)                                                      // after, though its parse is memoized
+        #expect(after.status == 403 && after.text.contains("expired") && after.text.contains("\"parameter\":\"expires\""), "\(after.text)")
+        #expect(try get(original).status == 403)
+        // Moved later by hand: the signature no longer matches.
+        #expect(try get(thumbnail.replacingOccurrences(of: "expires=\(Self.now + 10)", with: "expires=\(Self.now + 9999)")).status == 403)
+        // Dropped: likewise.
+        #expect(try get(thumbnail.replacingOccurrences(of: "&expires=\(Self.now + 10)", with: "")).status == 403)
+        // A fresh expiry of the same thumbnail is the same cache entry (expires is in no key).
+        let renewed = try get(signer.sign("/img/cat.jpg?w=50", expires: Self.now + 3600))
+        #expect(renewed.status == 200 && renewed.header("X-Cache") == "memory")
+        #expect(f.service.app.thumbnails.transformsRun.count == 1)
+    }
+
+    @Test func withoutAKeyExpiresIsStillHonoured() throws {
+        let clock = FixedWallClock(Self.now)
+        let f = try LibraryFixture(files: ["cat.jpg": try ImageSynthesis.pattern(width: 200, height: 100).encode(.jpeg)], wallClock: clock)
+        func status(_ target: String) throws -> Int { try RawHTTPClient(port: f.port).request("GET", target).status }
+        #expect(try status("/img/cat.jpg?w=40&expires=\(Self.now + 5)") == 200)
+        #expect(try status("/img/cat.jpg?w=40&expires=\(Self.now - 1)") == 403)
+        #expect(try status("/img/cat.jpg?expires=\(Self.now + 5)") == 200)
+        #expect(try status("/img/cat.jpg?w=40&expires=tomorrow") == 400)
+        // Never part of a preset.
+        #expect(throws: ParameterError.self) {
+            try TransformRequest(query: QueryParameters(parsing: "p=x"), presets: ["x": "w=10&expires=5"], maxDimension: 100)
+        }
+    }
+
+    @Test func theSignCommandSetsExpires() throws {
+        let before = Int(Date().timeIntervalSince1970)
+        let result = try runProgram(ShutdownTests.binary.path, ["sign", "--expires", "1h", "/img/cat.jpg?w=300"],
+                                    environment: ["THUMBD_SECURITY_KEY": Self.key])
+        #expect(result.status == 0)
+        let signed = result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        try URLSigner(key: Self.key).verify(signed)
+        let expires = try #require(try URLSigner.expiry(of: signed))
+        #expect((before + 3600)...(Int(Date().timeIntervalSince1970) + 3601) ~= expires)
+        let absolute = try runProgram(ShutdownTests.binary.path, ["sign", "--expires", "@1900000000", "/img/cat.jpg"],
+                                      environment: ["THUMBD_SECURITY_KEY": Self.key])
+        #expect(absolute.output.hasPrefix("/img/cat.jpg?expires=1900000000&s="))
+        let bad = try runProgram(ShutdownTests.binary.path, ["sign", "--expires", "soon", "/img/cat.jpg"],
+                                 environment: ["THUMBD_SECURITY_KEY": Self.key])
+        #expect(bad.status == 2)
     }
 }

@@ -33,3 +33,27 @@ public final class ManualClock: MonotonicClock {
 
     public func advance(by interval: Double) { seconds.withLock { $0 += interval } }
 }
+
+/// Calendar time in whole Unix seconds, for what expires at a date (signed URLs'
+/// `expires`); tests pass a fixed one.
+public protocol WallClock: Sendable {
+    func unixSeconds() -> Int
+}
+
+/// time(2).
+public struct SystemWallClock: WallClock {
+    public init() {}
+
+    public func unixSeconds() -> Int { Int(time(nil)) }
+}
+
+/// A wall clock that reads what it is set to.
+public final class FixedWallClock: WallClock {
+    private let seconds: Locked<Int>
+
+    public init(_ seconds: Int) { self.seconds = Locked(seconds) }
+
+    public func unixSeconds() -> Int { seconds.withLock { $0 } }
+
+    public func set(_ value: Int) { seconds.withLock { $0 = value } }
+}

@@ -28,8 +28,10 @@ public final class ThumbdApp: HTTPHandler {
     private let picsum: PicsumRoute?
 
     /// `memory`: the sizes `MemoryPlan` worked out for the configuration (tiers, budget).
+    /// `wallClock` tells the date signed URLs' `expires` is compared with.
     public init(config: ThumbdConfig, memory: MemoryPlan, library root: LibraryRoot, gauges: ServerGauges,
-                clock: any MonotonicClock = SystemClock(), logger: Logger = Logger(label: "thumbd")) {
+                clock: any MonotonicClock = SystemClock(), wallClock: any WallClock = SystemWallClock(),
+                logger: Logger = Logger(label: "thumbd")) {
         self.config = config
         self.memoryPlan = memory
         let metrics = ThumbdMetrics(routes: Route.metricLabels)
@@ -40,6 +42,7 @@ public final class ThumbdApp: HTTPHandler {
                                      watermark: config.watermark.value, watermarkOptional: config.watermark.optional,
                                      avifEffort: config.output.avifEffort)
         let links = ImageLinks(signer: signer)
+        let authorization = TargetAuthorization(signer: signer, clock: wallClock)
         let pool = WorkerPool(workers: config.limits.workers, queueLimit: config.limits.queue)
         var disk: DiskCache?
         if config.cache.diskBytes > 0 {
@@ -80,8 +83,8 @@ public final class ThumbdApp: HTTPHandler {
                       clock: clock, logger: logger)
         }
         let endpoint = ThumbnailEndpoint(service: thumbnails, presenter: presenter, watermarks: library.watermarks)
-        image = ImageRoute(targets: TargetMemo(), signer: signer, parser: parser, library: library, thumbnails: endpoint)
-        proxy = ProxyRoute(signer: signer, parser: parser, originals: originals, thumbnails: endpoint, clock: clock)
+        image = ImageRoute(targets: TargetMemo(), authorization: authorization, parser: parser, library: library, thumbnails: endpoint)
+        proxy = ProxyRoute(authorization: authorization, parser: parser, originals: originals, thumbnails: endpoint, clock: clock)
         listing = ListingRoute(index: library.index, pool: pool, links: links)
         // One catalog for the gallery's Picsum section and the routes: made once per snapshot.
         let catalogs = config.picsum.enabled ? PicsumCatalogs(index: library.index) : nil
@@ -89,11 +92,11 @@ public final class ThumbdApp: HTTPHandler {
         health = HealthRoute(drain: drain)
         metricsRoute = MetricsRoute(metrics: metrics, thumbnails: thumbnails, originals: originals, gauges: gauges, memoryPlan: memory)
         imageInfo = ImageInfoRoute(library: library, pool: pool, links: links)
-        remoteInfo = RemoteInfoRoute(signer: signer, originals: originals, pool: pool)
+        remoteInfo = RemoteInfoRoute(authorization: authorization, originals: originals, pool: pool)
         purge = config.admin.token.isEmpty ? nil
             : PurgeRoute(token: Array(config.admin.token.utf8), thumbnails: thumbnails, originals: originals, library: library)
         picsum = catalogs.map {
-            PicsumRoute(signer: signer, catalogs: $0, library: library, thumbnails: endpoint,
+            PicsumRoute(signer: signer, authorization: authorization, catalogs: $0, library: library, thumbnails: endpoint,
                         defaults: parser.defaults, links: links, pool: pool)
         }
     }

@@ -15,8 +15,8 @@ public final class ThumbdService: Sendable {
 
     /// `clock` measures every timeout and freshness window (tests pass a manual one); `system`
     /// is the memory the machine and the container allow (`limits.memory_bytes: auto`).
-    public init(config: ThumbdConfig, clock: any MonotonicClock = SystemClock(), system: SystemMemory = .read(),
-                logger: Logger = Logger(label: "thumbd")) throws {
+    public init(config: ThumbdConfig, clock: any MonotonicClock = SystemClock(), wallClock: any WallClock = SystemWallClock(),
+                system: SystemMemory = .read(), logger: Logger = Logger(label: "thumbd")) throws {
         self.config = config
         let memory = try MemoryPlan.make(config: config, system: system)
         // Before the worker threads exist, so they share two malloc arenas. (Not under
@@ -43,7 +43,8 @@ public final class ThumbdService: Sendable {
             root = .folder(try ImageLibrary(root: config.library.root))
         }
         let gauges = ServerGauges()
-        app = ThumbdApp(config: config, memory: memory, library: root, gauges: gauges, clock: clock, logger: logger)
+        app = ThumbdApp(config: config, memory: memory, library: root, gauges: gauges, clock: clock, wallClock: wallClock,
+                        logger: logger)
         // Access lines are at level info: a higher logging.level leaves them out, as it did
         // when they went through swift-log.
         let logsAccess = config.logging.access && config.logging.minimumLevel <= .info

@@ -1,6 +1,6 @@
 /// Parsers for configuration values, shared by the file, the environment and the flags.
 /// Pure; each returns nil for text it does not accept.
-enum ConfigValue {
+public enum ConfigValue {
     /// Bytes: `1048576`, `512KiB`, `256MiB`, `2GiB`, `64KB`, `1MB` (KB/MB/GB are powers of 1000).
     static func size(_ text: String) -> Int? {
         let t = text.trimmedValue()
@@ -39,6 +39,15 @@ enum ConfigValue {
         return Int(t)
     }
 
+    /// When a signed URL expires (`thumbd sign --expires`), in Unix seconds: a duration from
+    /// `now` (`1h`, `30m`, `3600`) or `@` and a time in Unix seconds.
+    public static func expiry(_ text: String, now: Int) -> Int? {
+        let t = text.trimmedValue()
+        if t.hasPrefix("@") { return Int(t.dropFirst()).flatMap { $0 > 0 ? $0 : nil } }
+        guard let seconds = duration(t), seconds > 0, seconds < 100 * 365 * 86400 else { return nil }
+        return now + Int(seconds.rounded(.up))
+    }
+
     /// A non-negative decimal number, such as 0.25.
     static func decimal(_ text: String) -> Double? { number(Substring(text.trimmedValue())) }
 
@@ -58,4 +67,5 @@ extension StringProtocol {
         while let c = s.last, c == " " || c == "\t" || c == "\n" || c == "\r" { s.removeLast() }
         return String(s)
     }
+
 }

@@ -7,7 +7,7 @@ struct ImageRoute: Sendable {
     static let pathPrefix = "/img/"
 
     let targets: TargetMemo
-    let signer: URLSigner?
+    let authorization: TargetAuthorization
     let parser: TransformParser
     /// The folder or the bucket.
     let library: any LibraryBackend
@@ -15,7 +15,13 @@ struct ImageRoute: Sendable {
 
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {
         do {
-            let parsed = try targets.get(request.target) ?? parse(request)
+            let parsed: ParsedTarget
+            if let memo = targets.get(request.target) {
+                try authorization.stillValid(memo.expires)
+                parsed = memo
+            } else {
+                parsed = try parse(request)
+            }
             try library.answer(request, path: parsed.path, transform: parsed.transform, thumbnails: thumbnails,
                                memo: parsed.identities, finish: nil, responder: responder)
         } catch {
@@ -23,13 +29,14 @@ struct ImageRoute: Sendable {
         }
     }
 
-    /// Validates the target (signature, query, path, parameters, in that order, before the
-    /// file system is touched); only targets that pass are memoized.
+    /// Validates the target (signature and expiry, query, path, parameters, in that order,
+    /// before the file system is touched); only targets that pass are memoized, with their
+    /// expiry, which is checked again on every use.
     private func parse(_ request: HTTPRequest) throws -> ParsedTarget {
-        try signer?.verify(request.target)
+        let expires = try authorization.check(request.target)
         let query = try QueryParameters(parsing: request.query)
         let path = try LibraryPath(encoded: request.path.dropFirst(Self.pathPrefix.count))
-        let parsed = ParsedTarget(path: path, transform: try parser.transform(query))
+        let parsed = ParsedTarget(path: path, transform: try parser.transform(query), expires: expires)
         targets.put(request.target, parsed)
         return parsed
     }

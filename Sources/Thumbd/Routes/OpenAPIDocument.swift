@@ -109,6 +109,7 @@ paths:
       - $ref: '#/components/parameters/mb'
       - $ref: '#/components/parameters/page'
       - $ref: '#/components/parameters/p'
+      - $ref: '#/components/parameters/expires'
       - $ref: '#/components/parameters/s'
       - $ref: '#/components/parameters/Accept'
       - $ref: '#/components/parameters/Range'
@@ -203,6 +204,7 @@ paths:
       - $ref: '#/components/parameters/mb'
       - $ref: '#/components/parameters/page'
       - $ref: '#/components/parameters/p'
+      - $ref: '#/components/parameters/expires'
       - $ref: '#/components/parameters/s'
       - $ref: '#/components/parameters/Accept'
       - $ref: '#/components/parameters/Range'
@@ -366,6 +368,7 @@ paths:
       Parameters other than `url` and `s` are `400` naming them.
     parameters:
       - $ref: '#/components/parameters/url'
+      - $ref: '#/components/parameters/expires'
       - $ref: '#/components/parameters/s'
       - $ref: '#/components/parameters/IfNoneMatch'
     get:
@@ -601,6 +604,7 @@ paths:
       - $ref: '#/components/parameters/PicsumGrayscale'
       - $ref: '#/components/parameters/PicsumBlur'
       - $ref: '#/components/parameters/PicsumRandom'
+      - $ref: '#/components/parameters/expires'
       - $ref: '#/components/parameters/s'
     get:
       operationId: getPicsumRandomSquare
@@ -633,6 +637,7 @@ paths:
       - $ref: '#/components/parameters/PicsumGrayscale'
       - $ref: '#/components/parameters/PicsumBlur'
       - $ref: '#/components/parameters/PicsumRandom'
+      - $ref: '#/components/parameters/expires'
       - $ref: '#/components/parameters/s'
     get:
       operationId: getPicsumRandom
@@ -655,6 +660,7 @@ paths:
       - $ref: '#/components/parameters/PicsumGrayscale'
       - $ref: '#/components/parameters/PicsumBlur'
       - $ref: '#/components/parameters/PicsumRandom'
+      - $ref: '#/components/parameters/expires'
       - $ref: '#/components/parameters/s'
       - $ref: '#/components/parameters/Range'
       - $ref: '#/components/parameters/IfRange'
@@ -706,6 +712,7 @@ paths:
       - $ref: '#/components/parameters/PicsumGrayscale'
       - $ref: '#/components/parameters/PicsumBlur'
       - $ref: '#/components/parameters/PicsumRandom'
+      - $ref: '#/components/parameters/expires'
       - $ref: '#/components/parameters/s'
       - $ref: '#/components/parameters/Range'
       - $ref: '#/components/parameters/IfRange'
@@ -757,6 +764,7 @@ paths:
       - $ref: '#/components/parameters/PicsumGrayscale'
       - $ref: '#/components/parameters/PicsumBlur'
       - $ref: '#/components/parameters/PicsumRandom'
+      - $ref: '#/components/parameters/expires'
       - $ref: '#/components/parameters/s'
     get:
       operationId: getPicsumSeededSquare
@@ -779,6 +787,7 @@ paths:
       - $ref: '#/components/parameters/PicsumGrayscale'
       - $ref: '#/components/parameters/PicsumBlur'
       - $ref: '#/components/parameters/PicsumRandom'
+      - $ref: '#/components/parameters/expires'
       - $ref: '#/components/parameters/s'
     get:
       operationId: getPicsumSeeded
@@ -1167,6 +1176,20 @@ components:
         type: string
         minLength: 1
       example: thumb
+    expires:
+      name: expires
+      in: query
+      required: false
+      description: |
+        When the URL stops being served, in Unix seconds, before `s` so the signature covers
+        it (`thumbd sign --expires 1h TARGET`). Past it, `/img`, `/proxy`, `/v1/info` and the
+        Picsum image and redirect routes answer `403` (with or without a key set); it is in no
+        cache key, so every expiry of a thumbnail shares one entry. Malformed or repeated:
+        `400` naming it.
+      schema:
+        type: integer
+        minimum: 0
+      example: 1900000000
     s:
       name: s
       in: query
@@ -1796,7 +1819,7 @@ components:
               - $ref: '#/components/schemas/Problem'
               - properties: {status: {const: 401}}
     ForbiddenSignature:
-      description: Signing is on (`security.key`) and `s` is missing, not last, repeated or wrong.
+      description: Signing is on (`security.key`) and `s` is missing, not last, repeated or wrong; or the URL's `expires` has passed.
       headers:
         Cache-Control: {$ref: '#/components/headers/Cache-Control-no-store'}
       content:

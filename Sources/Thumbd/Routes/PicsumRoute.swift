@@ -13,6 +13,7 @@ struct PicsumRoute: Sendable {
     static let maxSide = 5000
 
     let signer: URLSigner?
+    let authorization: TargetAuthorization
     let catalogs: PicsumCatalogs
     /// The folder or the bucket.
     let library: any LibraryBackend
@@ -27,7 +28,7 @@ struct PicsumRoute: Sendable {
         do {
             // Images and redirects are signed as /img is (the signature checked first);
             // listings are not, and their URLs come signed.
-            if route == .picsumImage || route == .picsumRedirect { try signer?.verify(request.target) }
+            if route == .picsumImage || route == .picsumRedirect { try authorization.check(request.target) }
             guard let target = try PicsumTarget(path: request.path, query: QueryParameters(parsing: request.query),
                                                 largestSide: largestSide)
             else { throw NoRoute(path: String(request.path)) }

@@ -4,7 +4,7 @@ import ThumbdProtocol
 /// `GET /proxy?url=...&...`: a remote image from an allowed origin (fetched once for all
 /// the sizes asked of it), with the same parameters, headers and cache as `/img`.
 struct ProxyRoute: Sendable {
-    let signer: URLSigner?
+    let authorization: TargetAuthorization
     let parser: TransformParser
     /// Nil when `origins.allow` is empty: remote images are off.
     let originals: RemoteOriginals?
@@ -26,7 +26,7 @@ struct ProxyRoute: Sendable {
 
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {
         do {
-            try signer?.verify(request.target)
+            try authorization.check(request.target)
             guard let originals else { throw Refusal.remoteOff }
             var query = try QueryParameters(parsing: request.query)
             let url = try Self.allowedURL(in: query, originals: originals)

@@ -6,7 +6,7 @@ import WireCoding
 /// `GET /v1/info?url=...`: a remote original's facts (see `ImageInfo`), fetched through the
 /// origin cache with the allow-list and signing rules of `/proxy`.
 struct RemoteInfoRoute: Sendable {
-    let signer: URLSigner?
+    let authorization: TargetAuthorization
     let originals: RemoteOriginals?
     let pool: WorkerPool
     /// Facts by URL, for the original's version they were read from.
@@ -14,12 +14,12 @@ struct RemoteInfoRoute: Sendable {
 
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {
         do {
-            try signer?.verify(request.target)
+            try authorization.check(request.target)
             guard let originals else { throw ProxyRoute.Refusal.remoteOff }
             let query = try QueryParameters(parsing: request.query)
-            try query.refuse(allBut: ["url", "s"])
+            try query.refuse(allBut: ["url", ThumbnailOptions.expiryParameter, ThumbnailOptions.signatureParameter])
             let url = try ProxyRoute.allowedURL(in: query, originals: originals)
-            let accepted = pool.submit { [known, signer] in
+            let accepted = pool.submit { [known, signer = authorization.signer] in
                 responder.respond(Self.answer(request, url: url, originals: originals, known: known, signer: signer))
             }
             if !accepted { throw Overloaded() }

@@ -4,15 +4,19 @@ import ThumbdProtocol
 
 /// What a valid `/img` target was parsed into, kept so that repeated requests (grids ask for
 /// the same URLs again and again) skip query parsing, validation and key building.
-/// Configuration does not change while serving, so a target valid once is valid always.
+/// Configuration does not change while serving, so a target valid once is valid always,
+/// until its `expires` (checked on every use).
 final class ParsedTarget: Sendable {
     let path: LibraryPath
     let transform: TransformRequest?
     let identities = IdentityMemo()
+    /// Unix seconds after which the target is refused; nil: never.
+    let expires: Int?
 
-    init(path: LibraryPath, transform: TransformRequest?) {
+    init(path: LibraryPath, transform: TransformRequest?, expires: Int? = nil) {
         self.path = path
         self.transform = transform
+        self.expires = expires
     }
 }
 

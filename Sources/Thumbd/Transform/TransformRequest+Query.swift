@@ -2,9 +2,9 @@ import HTTP
 import ThumbdProtocol
 
 extension TransformRequest {
-    /// True when the query asks for any transform at all (a lone signature does not).
+    /// True when the query asks for any transform at all (a lone signature or expiry does not).
     public static func asksForTransform(_ query: QueryParameters) -> Bool {
-        query.pairs.contains { $0.name != ThumbnailOptions.signatureParameter }
+        query.pairs.contains { $0.name != ThumbnailOptions.signatureParameter && $0.name != ThumbnailOptions.expiryParameter }
     }
 
     /// The transform a request's query asks for, its preset (`p`) expanded from `presets`:
@@ -33,6 +33,7 @@ extension TransformRequest {
             }
         }
         values.removeValue(forKey: ThumbnailOptions.signatureParameter)
+        values.removeValue(forKey: ThumbnailOptions.expiryParameter)
         try self.init(ThumbnailOptions(values: values, maxDimension: defaults.maxDimension), defaults: defaults)
     }
 
