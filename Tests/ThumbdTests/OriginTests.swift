@@ -130,6 +130,35 @@ final class TestOrigin: HTTPHandler, @unchecked Sendable {
         #expect(try proxy(f, url, "&w=120").header("X-Cache") == "memory")
     }
 
+    /// Issue 32: an origin that answers 30 s late is a failing one: the misses of its URLs wait
+    /// for one timeout at most, and a thumbnail held of it is answered at once.
+    @Test func aStalledOriginAnswersEveryMissWithinItsTimeoutAndHeldThumbnailsAtOnce() throws {
+        let origin = try TestOrigin()
+        let stall = try DelayingProxy(to: origin.port)
+        let timeout = 2.0
+        let f = try fixture { config in
+            config.origins.ttl = 0  // every request asks the origin again
+            config.origins.timeout = timeout
+        }
+        let base = "http://127.0.0.1:\(stall.port)/photo.jpg"
+        let held = try proxy(f, base + "?v=held", "&w=100")
+        #expect(held.status == 200)
+        stall.delay = 30
+        let answers = concurrently(11) { i -> (status: Int, retryAfter: String?, seconds: Double) in
+            if i == 10 { usleep(200_000) }
+            let started = Date()
+            let response = try? self.proxy(f, base + (i == 10 ? "?v=held" : "?v=\(i)"), i == 10 ? "&w=100" : "&w=60")
+            return (response?.status ?? 0, response?.header("Retry-After"), Date().timeIntervalSince(started))
+        }
+        for (i, miss) in answers.prefix(10).enumerated() {
+            // The first ones wait out the timeout (504); the rest find the origin paused (503).
+            #expect(miss.status == 504 || (miss.status == 503 && miss.retryAfter == "1"), "v=\(i): \(miss.status)")
+            #expect(miss.seconds <= timeout + 1, "v=\(i) answered after \(miss.seconds) s")
+        }
+        #expect(answers[10].status == 200 && answers[10].seconds <= 1, "held: \(answers[10].status) after \(answers[10].seconds) s")
+        stall.stop()
+    }
+
     @Test func aStaleCopyIsServedWhenTheOriginIsDown() throws {
         var origin: TestOrigin? = try TestOrigin()
         let clock = ManualClock()

@@ -52,3 +52,54 @@ import TestSupport
         #expect(try f.get("/img/c.png").body == c)
     }
 }
+
+/// Issue 32: a store that answers, but 30 s late (a delaying proxy of the tests' own in front
+/// of the real radosgw). A slow store is a failing one: one wait for all, then answers at once.
+@Suite(.ceph) struct S3StallTests {
+    var store: S3TestServer { S3TestServer.current! }
+
+    @Test func aStalledStoreAnswersEveryMissWithinItsTimeoutAndHeldThumbnailsAtOnce() throws {
+        let bucket = try store.makeBucket()
+        var objects: [String: [UInt8]] = ["held.jpg": S3Images.jpeg(320, 240, seed: 40)]
+        for i in 0..<20 { objects["p\(i).jpg"] = S3Images.jpeg(120, 90, seed: 41 + i) }
+        try store.put(bucket, objects)
+        let upstream = try #require(URL(string: store.endpoint)?.port)
+        let proxy = try DelayingProxy(to: upstream)
+        let timeout = 3.0
+        let f = try S3LibraryFixture(store: store, bucket: bucket) { config in
+            config.library.s3.endpoint = "http://127.0.0.1:\(proxy.port)"
+            // Every version is asked again each time: the held thumbnail needs the store too.
+            config.library.s3.ttl = 0
+            config.origins.timeout = timeout
+        }
+        let held = try f.get("/img/held.jpg?w=100")
+        #expect(held.status == 200)
+
+        proxy.delay = 30
+        let port = f.port
+        // 20 different misses at once, and the held thumbnail asked among them.
+        let answers = concurrently(21) { i -> (status: Int, retryAfter: String?, seconds: Double, etag: String?) in
+            let target = i == 20 ? "/img/held.jpg?w=100" : "/img/p\(i).jpg?w=60"
+            if i == 20 { usleep(200_000) }  // among the misses, not before them
+            let started = Date()
+            let response = try? RawHTTPClient(port: port, timeout: 60).request("GET", target)
+            return (response?.status ?? 0, response?.header("Retry-After"), Date().timeIntervalSince(started), response?.header("ETag"))
+        }
+        let misses = answers.prefix(20), heldAgain = answers[20]
+        for (i, miss) in misses.enumerated() {
+            #expect(miss.status == 503 && miss.retryAfter == "1", "p\(i): \(miss.status)")
+            #expect(miss.seconds <= timeout + 1, "p\(i) answered after \(miss.seconds) s")
+        }
+        #expect(heldAgain.status == 200 && heldAgain.etag == held.header("ETag"), "held: \(heldAgain.status)")
+        #expect(heldAgain.seconds <= 1, "the held thumbnail waited \(heldAgain.seconds) s")
+        #expect(f.service.app.thumbnails.staleAnswers.count >= 1)
+        print("stalled store: 20 misses answered 503 in \(misses.map(\.seconds).min()!.formatted(.number.precision(.fractionLength(2))))-"
+              + "\(misses.map(\.seconds).max()!.formatted(.number.precision(.fractionLength(2)))) s (origins.timeout \(timeout) s); "
+              + "the held thumbnail 200 in \(heldAgain.seconds.formatted(.number.precision(.fractionLength(2)))) s")
+
+        // The store answers again: after the pause, misses are made.
+        proxy.delay = 0
+        #expect(eventually(timeout: 10) { (try? f.get("/img/p3.jpg?w=60").status) == 200 })
+        proxy.stop()
+    }
+}

@@ -20,6 +20,12 @@ extension RemoteOriginals.Failure: HTTPProblem {
         switch self {
         case .fetch(let error): error.problem
         case .notAnImage: ProblemDetails(.badGateway, detail: "the origin did not answer with an image")
+        case .originUnavailable(let why): ProblemDetails(.serviceUnavailable, detail: "the origin is not answering: \(why)")
         }
+    }
+
+    var fields: [(name: HTTPFieldName, value: String)] {
+        if case .originUnavailable = self { return Overloaded().fields }
+        return []
     }
 }

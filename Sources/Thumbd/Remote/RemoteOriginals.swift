@@ -7,11 +7,15 @@ import WireCoding
 /// Remote originals: fetched once for all the sizes asked of them, kept in the originals
 /// store (keyed by URL) with their version, used as they are within `origins.ttl`,
 /// revalidated with a conditional request after it (a 304 keeps them), and served stale,
-/// with a log line and a metric, when the origin fails.
+/// with a log line and a metric, when the origin fails. Each origin host has its
+/// `StoreHealth`: after a failure (a timeout included) or while a request to it waits more
+/// than a second, the next ones are not sent but answered at once (stale, else 503).
 final class RemoteOriginals: Sendable {
     enum Failure: Error, Sendable {
         case fetch(OriginFetcher.Failure)
         case notAnImage
+        /// The origin's host failed or is slow: nothing is asked of it for a moment (503).
+        case originUnavailable(String)
     }
 
     /// An original and the tier it came from without asking the origin (within
@@ -27,6 +31,8 @@ final class RemoteOriginals: Sendable {
     /// what a hit needs, without the bytes.
     private let checked = SharedLRUCache<String, (version: SourceVersion, at: Double)>(capacity: 100_000)
     private let flights = SingleFlight<Result<Found, Failure>>()
+    /// Each origin host's health, by host name.
+    private let hosts = SharedLRUCache<String, StoreHealth>(capacity: 4096)
     private let clock: any MonotonicClock
     let fetches = Counter()
     let errors = Counter()
@@ -60,6 +66,9 @@ final class RemoteOriginals: Sendable {
         return known.version
     }
 
+    /// The version last fetched or revalidated of `url`, however old.
+    func lastVersion(_ url: String) -> SourceVersion? { checked.get(url)?.version }
+
     /// The original for `url`, fetching or revalidating when needed. Blocking.
     func original(_ url: String) -> Result<Found, Failure> {
         flights.run(url) { load(url) }
@@ -72,10 +81,23 @@ final class RemoteOriginals: Sendable {
             return .success((found.original, found.tier))
         }
         let previous = found?.original
+        let health = health(of: url)
+        let ticket: StoreHealth.Ticket
+        switch health.admit() {
+        case .success(let admitted): ticket = admitted
+        case .failure(let refusal):
+            guard let previous else { return .failure(.originUnavailable(refusal.reason)) }
+            staleServed.increment()
+            return .success((previous, nil))
+        }
         fetches.increment()
         let started = clock.now()
         var outcome = "ok"
-        defer { metrics.recordOriginFetch(result: outcome, seconds: clock.now() - started) }
+        var unavailable = false
+        defer {
+            metrics.recordOriginFetch(result: outcome, seconds: clock.now() - started)
+            health.finished(ticket, failed: unavailable)
+        }
         do {
             let response = try fetcher.fetch(url, ifNoneMatch: previous?.originETag,
                                              ifModifiedSince: previous.flatMap { $0.version.lastModified > 0 ? HTTPDate.format($0.version.lastModified) : nil })
@@ -99,6 +121,7 @@ final class RemoteOriginals: Sendable {
         } catch {
             outcome = Self.label(error)
             errors.increment()
+            unavailable = Self.staleAllowed(after: error)
             if let previous, Self.staleAllowed(after: error) {
                 staleServed.increment()
                 logger.warning("origin failed (\(error)); serving the stale copy of \(url)")
@@ -106,6 +129,15 @@ final class RemoteOriginals: Sendable {
             }
             return .failure(.fetch(error))
         }
+    }
+
+    /// The health of `url`'s host (one per host, made when first asked).
+    private func health(of url: String) -> StoreHealth {
+        let host = (try? OriginFetcher.host(of: url)) ?? url
+        if let known = hosts.get(host) { return known }
+        let made = StoreHealth(clock: clock)
+        hosts.put(host, made, cost: 1)
+        return hosts.get(host) ?? made
     }
 
     /// The origin's version of an original, worked out once when it is fetched: its ETag, else

@@ -12,6 +12,8 @@ struct RemoteSource: ThumbnailSource {
 
     var knownVersion: SourceVersion? { originals.freshVersion(url) }
 
+    var heldVersion: SourceVersion? { originals.lastVersion(url) }
+
     func load() -> Result<LoadedSource, ThumbnailFailure> {
         let started = clock.now()
         switch originals.original(url) {

@@ -35,6 +35,17 @@ struct ThumbnailEndpoint: Sendable {
             finish?(&response)
             return responder.respond(response)
         }
+        // Freshness passed, but a tier holds it for the version last known: answered once the
+        // source confirms that version, or at once if the source is slow (never behind transforms).
+        if version == nil, let held = source.heldVersion, let hit = service.cached(thumbnail, of: source, at: held) {
+            return service.revalidate(of: source, held: held, answerHeld: { [presenter, variance] in
+                var response = presenter.response(to: request, hit, variance: variance)
+                finish?(&response)
+                responder.respond(response)
+            }, miss: { [service, waiter = waiter(responder, request, variance, finish)] version in
+                service.make(thumbnail, of: source, at: version, for: waiter)
+            })
+        }
         service.make(thumbnail, of: source, at: version, for: waiter(responder, request, variance, finish))
     }
 

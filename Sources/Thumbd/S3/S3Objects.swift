@@ -7,9 +7,10 @@ import Logging
 /// The bucket's objects as thumbd keeps them. The version of each key and when the store last
 /// told it (a HEAD, a GET or a listing), used without asking within `library.s3.ttl`; the
 /// originals, in the originals store, fetched once for every size asked of them meanwhile;
-/// and, when the store is down, what was last known, served until it answers again: a request
-/// that finds it down starts a pause during which nothing is asked of it (each request would
-/// otherwise wait for its own connection to fail).
+/// and, when the store is down or slow, what was last known, served until it answers again:
+/// a request that finds it down (a timeout included) starts a pause during which nothing is
+/// asked of it, and one still waiting after a second makes it slow (`StoreHealth`), so each
+/// request does not wait out a timeout of its own.
 final class S3Objects: Sendable {
     /// An original and the tier it came from; the tier is nil when the store sent it just now.
     typealias Found = (original: OriginalStore.Original, tier: CacheTier?)
@@ -18,12 +19,6 @@ final class S3Objects: Sendable {
         var version: SourceVersion
         /// When the store last confirmed it.
         var at: Double
-    }
-
-    /// Since when the store fails, and until when nothing is asked of it.
-    struct Outage: Sendable {
-        var since: Double
-        var pausedUntil: Double
     }
 
     /// How long nothing is asked of a store that just failed.
@@ -38,7 +33,7 @@ final class S3Objects: Sendable {
     private let known = SharedLRUCache<String, Known>(capacity: 100_000)
     private let checks = SingleFlight<Result<SourceVersion?, S3Error>>()
     private let fetches = SingleFlight<Result<Found, S3Error>>()
-    private let outage = Locked<Outage?>(nil)
+    let health: StoreHealth
     /// Answers made from what was kept while the store was down.
     let staleServed = Counter()
 
@@ -49,6 +44,7 @@ final class S3Objects: Sendable {
         self.maxBytes = maxBytes
         self.clock = clock
         self.logger = logger
+        health = StoreHealth(pause: Self.pause, clock: clock)
     }
 
     /// A version's tag: `e` and the ETag, as remote originals have (`OriginalStore.Original.originETag`).
@@ -187,34 +183,26 @@ final class S3Objects: Sendable {
         }
     }
 
-    /// Runs one request unless the store is paused after a failure. A failure that says the
-    /// store is down starts the pause and, the first time, a log line; the first answer after
-    /// one ends the outage, with a log line too.
+    /// Runs one request unless the store is paused after a failure or slow (`StoreHealth`). A
+    /// failure that says the store is down starts the pause and, the first time, a log line;
+    /// the first answer after one ends the outage, with a log line too.
     func ask<T: Sendable>(_ request: () throws(S3Error) -> T) -> Result<T, S3Error> {
-        let now = clock.now()
-        if let paused = outage.withLock({ $0 }), now < paused.pausedUntil {
-            return .failure(.unavailable("the store failed \(Int(now - paused.since)) s ago; asking again shortly"))
+        let ticket: StoreHealth.Ticket
+        switch health.admit() {
+        case .success(let admitted): ticket = admitted
+        case .failure(let refusal): return .failure(.unavailable("the store is not answering: \(refusal.reason)"))
         }
         do throws(S3Error) {
             let value = try request()
-            if let ended = outage.withLock({ o -> Outage? in defer { o = nil }; return o }) {
-                logger.notice("the S3 store \(client.endpoint.description) answers again after \(Int(now - ended.since)) s")
+            if case .cameBack(let seconds) = health.finished(ticket, failed: false) {
+                logger.notice("the S3 store \(client.endpoint.description) answers again after \(Int(seconds)) s")
             }
             return .success(value)
         } catch {
-            if error.isUnavailable { down(now, because: error) }
+            if health.finished(ticket, failed: error.isUnavailable) == .wentDown {
+                logger.warning("the S3 store \(client.endpoint.description) is unavailable (\(error)); serving what is cached until it answers")
+            }
             return .failure(error)
-        }
-    }
-
-    private func down(_ now: Double, because error: S3Error) {
-        let began = outage.withLock { o -> Bool in
-            let began = o == nil
-            o = Outage(since: o?.since ?? now, pausedUntil: now + Self.pause)
-            return began
-        }
-        if began {
-            logger.warning("the S3 store \(client.endpoint.description) is unavailable (\(error)); serving what is cached until it answers")
         }
     }
 }

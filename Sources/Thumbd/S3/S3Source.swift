@@ -12,6 +12,8 @@ struct S3Source: ThumbnailSource {
 
     var knownVersion: SourceVersion? { objects.freshVersion(key) }
 
+    var heldVersion: SourceVersion? { objects.lastVersion(key).flatMap { $0.format == nil ? nil : $0 } }
+
     func checkedVersion() -> Result<SourceVersion, ThumbnailFailure>? {
         switch objects.currentVersion(key) {
         case .success(let version): version.map { .success($0) }

@@ -1,4 +1,6 @@
 import Cache
+import Dispatch
+import Synchronization
 import HTTP
 import Imaging
 import Logging
@@ -36,6 +38,14 @@ final class ThumbnailService: Sendable {
     let transformsRun = Counter()
     /// Transforms stopped while they ran because nobody wanted them any more.
     let transformsCancelled = Counter()
+    /// Held thumbnails answered before their source confirmed its version (it was slow or down).
+    let staleAnswers = Counter()
+    /// Sources asked again for a held thumbnail's version: off the worker pool, so that a
+    /// held thumbnail never waits behind transforms.
+    private let revalidations = DispatchQueue(label: "thumbd.revalidations", attributes: .concurrent)
+    /// How long a held thumbnail waits for its source to confirm its version before it is
+    /// answered as it is.
+    static let heldAnswerBound = 0.5
     private let limits: Limits
     private let metrics: ThumbdMetrics
     private let clock: any MonotonicClock
@@ -89,6 +99,34 @@ final class ThumbnailService: Sendable {
         if !accepted, batches.remove(batch, flight) {
             flights.finish(flight, with: .failed(.overloaded))
         }
+    }
+
+    /// A thumbnail a tier holds for `held`, the source's last known version, whose freshness
+    /// has passed: the source is asked again in the background (off the worker pool); the held
+    /// thumbnail is answered (`answerHeld`) once it confirms that version, or after
+    /// `heldAnswerBound` when it has not (slow or down: counted in `staleAnswers`), or when it
+    /// fails; a changed version goes to `miss`, to be made.
+    func revalidate(of source: some ThumbnailSource, held: SourceVersion, answerHeld: @escaping @Sendable () -> Void,
+                    miss: @escaping @Sendable (SourceVersion) -> Void) {
+        let answered = Atomic<Bool>(false)
+        let first: @Sendable () -> Bool = { !answered.exchange(true, ordering: .acquiringAndReleasing) }
+        let stale: @Sendable () -> Void = { [staleAnswers] in
+            if first() {
+                staleAnswers.increment()
+                answerHeld()
+            }
+        }
+        revalidations.async {
+            // A HEAD where the source has one, else the load (a remote original's conditional
+            // GET: a 304 keeps the version held).
+            switch source.checkedVersion() ?? source.load().map(\.version) {
+            case .success(let version) where version.tag == held.tag: if first() { answerHeld() }
+            case .success(let version): if first() { miss(version) }
+            case .failure: stale()
+            }
+        }
+        // On a queue of its own: the revalidations' threads may all be blocked on the store.
+        DispatchQueue.global(qos: .userInitiated).asyncAfter(deadline: .now() + Self.heldAnswerBound, execute: stale)
     }
 
     /// The source as it is (a remote original without parameters), fetched on the pool once

@@ -17,8 +17,13 @@ protocol ThumbnailSource: Sendable {
     func checkedVersion() -> Result<SourceVersion, ThumbnailFailure>?
     /// The bytes and the version they are. Blocking: a worker thread calls it.
     func load() -> Result<LoadedSource, ThumbnailFailure>
+    /// The version last known, however old, when `knownVersion` is nil because its freshness
+    /// has passed: what a thumbnail a tier holds was made from, answered while the source is
+    /// asked again (`ThumbnailService.revalidate`). Without blocking.
+    var heldVersion: SourceVersion? { get }
 }
 
 extension ThumbnailSource {
     func checkedVersion() -> Result<SourceVersion, ThumbnailFailure>? { nil }
+    var heldVersion: SourceVersion? { nil }
 }
