@@ -13,6 +13,8 @@ enum FuzzTarget: String, CaseIterable {
     case configFile = "config-file"
     case diskEntry = "disk-entry"
     case webpContainer = "webp-container"
+    case svgSource = "svg-source"
+    case pdfSource = "pdf-source"
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -22,6 +24,8 @@ enum FuzzTarget: String, CaseIterable {
         case .configFile: Self.configFile(bytes)
         case .diskEntry: Self.diskEntry(bytes)
         case .webpContainer: Self.webpContainer(bytes)
+        case .svgSource: Self.vectorSource(bytes, loader: "svgload")
+        case .pdfSource: Self.vectorSource(bytes, loader: "pdfload")
         }
     }
 
@@ -117,5 +121,25 @@ enum FuzzTarget: String, CaseIterable {
         let out = WebPContainer.removingMetadata(bytes)
         check(out.count <= bytes.count, "grew from \(bytes.count) to \(out.count)")
         if bytes.count < 12 || Array(bytes[0..<4]) != Array("RIFF".utf8) { check(out == bytes, "changed a non-RIFF input") }
+    }
+
+    /// Any bytes as an SVG or PDF source through the real loaders, under the limits a
+    /// transform has: refused from its header or its output's geometry, or drawn at 64 px;
+    /// a drawing still running after 3 s is stopped (StopCheck), never a crash or a hang.
+    static func vectorSource(_ bytes: [UInt8], loader: String) {
+        let maxPixels = 4_000_000
+        guard let header = try? ImageTransformer.checkedHeader(bytes, maxPixels: maxPixels), header.loader.hasPrefix(loader) else { return }
+        let options = TransformOptions(width: 64, format: .png)
+        let geometry = OutputGeometry(header: header, options: options)
+        do {
+            try geometry.check(maxDimension: 4096, maxPixels: maxPixels)
+            try OutputGeometry.checkDrawable(header, width: geometry.resizedWidth, height: geometry.resizedHeight, parameter: "w")
+        } catch {
+            return
+        }
+        let deadline = SystemClock.now() + 3
+        guard let out = try? ImageTransformer.transform(bytes, header: header, options: options,
+                                                        stop: StopCheck { SystemClock.now() > deadline }) else { return }
+        check(out.width <= 64 && out.height <= 4096 && !out.bytes.isEmpty, "drawn at \(out.width)x\(out.height)")
     }
 }
