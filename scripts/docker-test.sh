@@ -623,25 +623,30 @@ check_cluster_s3_override_renders() {
 storm_library "$state/storm-library"
 chmod -R a+rX "$state/storm-library"
 storm_in_container() {
-    local mb=$1 name="$run-storm-$1" url start seconds peak oom restarts running health refused
+    local mb=$1 name="$run-storm-$1" url start seconds peak oom restarts running health refused summary
     docker run -d --name "$name" --label "thumbd-test=$run" -p 127.0.0.1::8080 --memory "${mb}m" --memory-swap "${mb}m" \
-        -v "$state/storm-library:/var/lib/thumbd/images:ro" thumbd:test > /dev/null
-    url=$(published "$name") && wait_health "$url" 20 || { echo "0 0 0 0 0 0 0 ? ? false 000 0"; return; }
+        -v "$state/storm-library:/var/lib/thumbd/images:ro" thumbd:test > /dev/null || true
+    url=$(published "$name" || true)
+    if [ -z "$url" ] || ! wait_health "$url" 20; then
+        echo "0 0 0 0 0 0 0 ? ? false 000 0"
+        return
+    fi
     storm_urls "$url" > "$work/storm-urls-$mb"
     start=$SECONDS
-    storm_run "$work/storm-urls-$mb" 8 "$work/storm-$mb" 60
+    storm_run "$work/storm-urls-$mb" 8 "$work/storm-$mb" 60 || true
     seconds=$((SECONDS - start))
+    summary=$(storm_summary "$work/storm-$mb" || echo "0 0 0 0 0")
     health=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$url/health" || true)
-    refused=$(curl -s --max-time 5 "$url/metrics" | awk '$1 == "thumbd_transform_memory_refusals_total" { printf "%d", $2 }')
+    refused=$(curl -s --max-time 5 "$url/metrics" | awk '$1 == "thumbd_transform_memory_refusals_total" { printf "%d", $2 }' || true)
     # The cgroup's own peak (v1 memory.max_usage_in_bytes, v2 memory.peak), read inside.
     peak=$(docker exec "$name" sh -c 'cat /sys/fs/cgroup/memory/memory.max_usage_in_bytes 2>/dev/null || cat /sys/fs/cgroup/memory.peak' \
         2> /dev/null || echo 0)
-    oom=$(docker inspect -f '{{.State.OOMKilled}}' "$name")
-    restarts=$(docker inspect -f '{{.RestartCount}}' "$name")
-    running=$(docker inspect -f '{{.State.Running}}' "$name")
-    docker logs "$name" 2>&1 | grep -m1 'memory: limit' | sed 's/^.*memory: /docker-test: sizing: /' >> "$work/memory-report"
-    docker rm -f -v "$name" > /dev/null
-    echo "$(storm_summary "$work/storm-$mb") ${refused:-0} $((peak / 1048576)) $oom $restarts $running $health $seconds"
+    oom=$(docker inspect -f '{{.State.OOMKilled}}' "$name" 2> /dev/null || echo unknown)
+    restarts=$(docker inspect -f '{{.RestartCount}}' "$name" 2> /dev/null || echo unknown)
+    running=$(docker inspect -f '{{.State.Running}}' "$name" 2> /dev/null || echo unknown)
+    { docker logs "$name" 2>&1 | grep -m1 'memory: limit' | sed 's/^.*memory: /docker-test: sizing: /' >> "$work/memory-report"; } || true
+    echo "$summary ${refused:-0} $((${peak:-0} / 1048576)) $oom $restarts $running ${health:-000} $seconds"
+    docker rm -f -v "$name" > /dev/null 2>&1 || true
 }
 
 check_memory_storm() {  # check_memory_storm MB MIN_OK_PERCENT: the storm; fails on any OOM, loss or stray answer

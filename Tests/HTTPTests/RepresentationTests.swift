@@ -55,6 +55,16 @@ import WireCoding
         #expect(outcome([("If-Unmodified-Since", later)]) == .full)
     }
 
+    /// RFC 9110 §13.2.2: If-Match (or If-Unmodified-Since) is evaluated before If-None-Match,
+    /// so a failed If-Match is 412 even when If-None-Match alone would give 304.
+    @Test func ifMatchIsEvaluatedBeforeIfNoneMatch() {
+        #expect(outcome([("If-Match", "\"v0\""), ("If-None-Match", "\"v1\"")]) == .preconditionFailed)
+        #expect(outcome([("If-None-Match", "\"v1\""), ("If-Match", "\"v0\"")]) == .preconditionFailed)
+        #expect(outcome([("If-Unmodified-Since", earlier), ("If-None-Match", "\"v1\"")]) == .preconditionFailed)
+        #expect(outcome([("If-Match", "\"v1\""), ("If-None-Match", "\"v1\"")]) == .notModified)
+        #expect(outcome([("If-Match", "*"), ("If-None-Match", "\"v2\"")]) == .full)
+    }
+
     @Test func rangesAndIfRange() {
         #expect(outcome([("Range", "bytes=0-9")]) == .partial([0..<10]))
         #expect(outcome([("Range", "bytes=0-9"), ("If-Range", "\"v1\"")]) == .partial([0..<10]))

@@ -77,4 +77,31 @@ import ThumbdKitTesting
         #expect(unsafe.log.wrongDeliveries > 0)
         print("slot reuse: with the safety \(safe.log.deliveries) deliveries, 0 wrong; without it \(unsafe.log.wrongDeliveries) of \(unsafe.log.deliveries) wrong")
     }
+
+    /// The second safety alone: A's load finishes while the main actor is held (so its
+    /// delivery waits), and the slot is bound to B in that same turn. Cancelling A's task
+    /// then comes too late to change its result; only the generation check stands between the
+    /// cell and A's image.
+    @Test @MainActor func aResultThatArrivedBeforeTheRebindIsDroppedByTheGenerationCheck() async throws {
+        let server = try ThumbdServer(files: Self.library)
+        defer { withExtendedLifetime(server) {} }
+        let loader = ThumbdLoader(configuration: .init(memoryCapacity: 1 << 20), transport: URLSessionTransport(), decode: TestImage.decode)
+        let slot = ImageSlot(loader: loader)
+        var delivered: [URL] = []
+        slot.onDelivery = { url, _ in delivered.append(url) }
+        let a = server.builder.imageURL("s/1.jpg", options: .init(width: 30))
+        let b = server.builder.imageURL("s/2.jpg", options: .init(width: 31))
+        slot.bind(a)
+        // The slot's task starts on the main actor and hands the load to the loader...
+        #expect(await until { loader.counters.requestsSent == 1 })
+        // ...then the main actor is held here, without a suspension point, until A's load has
+        // finished off it: its delivery now waits for the main actor.
+        let deadline = Date().addingTimeInterval(20)
+        while loader.counters.networkLoads < 1 && Date() < deadline { usleep(1000) }
+        #expect(loader.counters.networkLoads == 1, "A's load finished while the main actor was held")
+        slot.bind(b)
+        let settled = await until { delivered.contains(b) }
+        #expect(settled)
+        #expect(delivered == [b], "delivered \(delivered.map(\.path))")
+    }
 }

@@ -183,6 +183,18 @@ import TestSupport
 @Suite struct ClientHintsTests {
     static let photo = try! ImageSynthesis.pattern(width: 1200, height: 900, seed: 6).encode(.jpeg)
 
+    /// A size from a hint is bounded like one from the query: `w` times the hinted DPR over
+    /// `limits.max_dimension` is a 400 naming `dpr`, never a larger thumbnail.
+    @Test func aHintedDPRPastTheLargestDimensionIsRefused() throws {
+        let f = try LibraryFixture(files: ["p.jpg": Self.photo])
+        let client = try RawHTTPClient(port: f.port)
+        let refused = try client.request("GET", "/img/p.jpg?w=3000&dpr=auto&fm=png&enlarge=1", headers: ["Sec-CH-DPR: 2"])
+        #expect(refused.status == 400 && refused.text.contains("\"parameter\":\"dpr\""), "\(refused.status) \(refused.text)")
+        let fits = try client.request("GET", "/img/p.jpg?w=2048&dpr=auto&fm=png&enlarge=1", headers: ["Sec-CH-DPR: 2"])
+        #expect(fits.status == 200)
+        #expect(try ImageHeader.read(fits.body).width == 4096)
+    }
+
     @Test func dprAutoTakesTheHintAndSharesTheResolvedEntry() throws {
         let f = try LibraryFixture(files: ["p.jpg": Self.photo])
         let client = try RawHTTPClient(port: f.port)

@@ -3,9 +3,10 @@ import Testing
 @testable import Thumbd
 
 @Suite struct LibraryPathTests {
-    @Test(arguments: ["cat.jpg", "a/b/c.png", "space%20name.jpg", "caf%C3%A9.jpg", "a%2Fb.jpg", "x..y.jpg", "%252e%252e/x"])
-    func acceptsPlainRelativePaths(_ encoded: String) throws {
-        _ = try LibraryPath(encoded: Substring(encoded))
+    @Test(arguments: [("cat.jpg", "cat.jpg"), ("a/b/c.png", "a/b/c.png"), ("space%20name.jpg", "space name.jpg"),
+                      ("caf%C3%A9.jpg", "café.jpg"), ("a%2Fb.jpg", "a/b.jpg"), ("x..y.jpg", "x..y.jpg"), ("%252e%252e/x", "%2e%2e/x")])
+    func acceptsPlainRelativePaths(_ encoded: String, _ decoded: String) throws {
+        #expect(try LibraryPath(encoded: Substring(encoded)).value == decoded)
     }
 
     @Test func decodesOnce() throws {

@@ -93,6 +93,31 @@ import ThumbdProtocol
         #expect(try get(f, "/0?image=\(tall)").header("Location") == "/id/\(tall)/300/500.jpg")
     }
 
+    /// Ids are a function of the path alone, the same in every process on every machine:
+    /// literal numbers, computed once (FNV-1a of the path, below a million) and written here,
+    /// checked in two separate `thumbd serve` processes over the same library.
+    @Test func idsAreTheSameLiteralNumbersInTwoProcesses() throws {
+        let expected = ["photos/noise.jpg": 92416, "photos/tall.png": 635031, "web/wide.webp": 945383]
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("thumbd-picsum-ids-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        for (path, bytes) in Self.files { try LibraryFixture.write(path, bytes, under: root) }
+        let servers = try (0..<2).map { n in
+            try ShutdownTests.Server(library: root.appendingPathComponent("library").path,
+                                     cache: root.appendingPathComponent("cache-\(n)").path)
+        }
+        defer { for server in servers { server.process.terminate() } }
+        for server in servers {
+            for (path, id) in expected {
+                let info = try RawHTTPClient(port: server.port).request("GET", "/id/\(id)/info")
+                #expect(info.status == 200 && info.text.contains("\"id\":\"\(id)\""), "\(path) in process \(server.process.processIdentifier)")
+                #expect(info.text.contains(path.replacingOccurrences(of: "/", with: "\\/")) || info.text.contains(path), "\(info.text)")
+            }
+            // A seed picks by the same stable hash: "alpha" names web/wide.webp here.
+            let seeded = try RawHTTPClient(port: server.port).request("GET", "/seed/alpha/200")
+            #expect(seeded.header("Location")?.hasPrefix("/id/945383/") == true, "\(seeded.header("Location") ?? "none")")
+        }
+    }
+
     @Test func seedsPickTheSameImageAcrossARestart() throws {
         let f = try LibraryFixture(files: Self.files)
         let seeds = ["alpha", "beta", "gamma", "delta", "epsilon", "with%20space"]

@@ -171,6 +171,20 @@ import ThumbdProtocol
         #expect(try get("/img/photo.jpg?w=201&h=100&fit=cover").header("ETag") != a.header("ETag"))
     }
 
+    /// `limits.max_source_pixels` on a still image, at its edge: one pixel over is refused from
+    /// the header, exactly the limit is made.
+    @Test func aStillImageJustOverThePixelLimitIsRefusedAndOneAtItIsMade() throws {
+        let f = try LibraryFixture(files: [
+            "at.png": try ImageSynthesis.pattern(width: 100, height: 100).encode(.png),
+            "over.png": try ImageSynthesis.pattern(width: 101, height: 100).encode(.png),
+        ]) { $0.limits.maxSourcePixels = 100 * 100 }
+        let at = try RawHTTPClient(port: f.port).request("GET", "/img/at.png?w=50")
+        #expect(at.status == 200)
+        let over = try RawHTTPClient(port: f.port).request("GET", "/img/over.png?w=50")
+        #expect(over.status == 422 && over.text.contains("101x100"), "\(over.text)")
+        #expect(f.service.app.thumbnails.memory.usage.reservedTotal > 0)
+    }
+
     @Test func transformedOutputHasFullHeadersRangesAndConditionals() throws {
         let client = try RawHTTPClient(port: Self.fixture.port, timeout: 30)
         let target = "/img/photo.jpg?w=400&fm=webp"
@@ -182,6 +196,12 @@ import ThumbdProtocol
         #expect(full.header("Accept-Ranges") == "bytes")
         #expect(full.header("Server-Timing")?.contains("transform;dur=") == true)
         #expect(try client.request("GET", target, headers: ["If-None-Match: \(etag)"]).status == 304)
+        // Weak comparison for If-None-Match, strong for If-Match (RFC 9110 §13.1.1, §13.1.2).
+        #expect(try client.request("GET", target, headers: ["If-None-Match: W/\(etag)"]).status == 304)
+        #expect(try client.request("GET", target, headers: ["If-Match: W/\(etag)"]).status == 412)
+        #expect(try client.request("GET", target, headers: ["If-Match: \(etag)"]).status == 200)
+        // If-Match first: a failed one is 412 though If-None-Match alone would be 304.
+        #expect(try client.request("GET", target, headers: ["If-Match: \"v0\"", "If-None-Match: \(etag)"]).status == 412)
         let part = try client.request("GET", target, headers: ["Range: bytes=10-109", "If-Range: \(etag)"])
         #expect(part.status == 206)
         #expect(part.body == Array(full.body[10..<110]))
