@@ -3,7 +3,7 @@ SWIFT ?= swift
 # Extra flags for `make run`, e.g. ARGS="--port 9000".
 ARGS ?=
 
-.PHONY: deps build release run test fuzz test-tsan bench clean
+.PHONY: deps build release run test fuzz test-tsan test-mutation bench clean
 
 deps:
 	@scripts/ensure-deps.sh
@@ -42,6 +42,11 @@ fuzz: deps
 # The concurrency suites under ThreadSanitizer (not part of `make test`: see the README).
 test-tsan: deps
 	scripts/test-tsan.sh
+
+# Small bugs put into a scratch copy one at a time, each run against its nearest tests
+# (not part of `make test`: about half an hour); see scripts/mutation-check.py.
+test-mutation: deps
+	scripts/mutation-check.sh
 
 # Benchmarks against nginx on loopback; installs nginx and wrk from apt when missing.
 bench: release

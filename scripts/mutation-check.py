@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""Mutation check (`make test-mutation`, not part of `make test`): small, realistic bugs put
+into a scratch copy of the tree one at a time, each followed by the tests nearest to the
+promise it breaks. A mutation the tests do not catch is a promise no test guards: the run
+fails. Add a mutation whenever a new promise lands.
+
+Each mutation replaces one exact text (which must occur exactly once, so the list cannot rot
+silently) in one file; the scratch copy (.build/mutation/tree) keeps its own build folder,
+so each run rebuilds only what the mutation touched.
+    scripts/mutation-check.sh [NAME ...]
+"""
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCRATCH = os.path.join(ROOT, ".build", "mutation")
+TREE = os.path.join(SCRATCH, "tree")
+
+# name, file, text, replacement, test filter (a swift test --filter pattern)
+MUTATIONS = [
+    # 1-4: the promises issue 40 found unguarded.
+    ("precondition-order", "Sources/HTTP/Semantics/Representation.swift",
+     "        if let field = request.headers[.ifMatch] {",
+     "        if let field = request.headers[.ifNoneMatch], let list = EntityTag.List(parsing: field), let etag,\n"
+     "           list.containsWeakMatch(for: etag), isGetOrHead { return .notModified }\n"
+     "        if let field = request.headers[.ifMatch] {",
+     "RepresentationTests|ThumbnailsTests"),
+    ("hinted-dpr-unbounded", "Sources/ThumbdProtocol/TransformRequest.swift",
+     "(concrete.width, concrete.height) = try Self.scaled(concrete.width, concrete.height, by: dpr, maxDimension: maxDimension)",
+     "(concrete.width, concrete.height) = try Self.scaled(concrete.width, concrete.height, by: dpr, maxDimension: .max)",
+     "ClientHintsTests"),
+    ("slot-generation-check", "Sources/ThumbdKit/ImageSlot.swift",
+     "            guard bound == generation else { return }",
+     "            _ = bound",
+     "SlotReuseTests"),
+    ("picsum-id-process-hash", "Sources/Thumbd/Picsum/PicsumCatalog.swift",
+     "static func preferredID(path: String) -> Int { Int(stableHash(path) % UInt64(idCount)) }",
+     "static func preferredID(path: String) -> Int { Int(UInt64(truncatingIfNeeded: path.hashValue) % UInt64(idCount)) }",
+     "PicsumRouteTests.idsAreTheSameLiteralNumbersInTwoProcesses"),
+    # Ranges and conditionals.
+    ("range-end-off-by-one", "Sources/HTTP/Semantics/RangeRequest.swift",
+     "ranges.append(a..<(end + 1))",
+     "ranges.append(a..<end)",
+     "RangeRequestTests|RepresentationTests"),
+    ("if-range-weak-etag", "Sources/HTTP/Semantics/Representation.swift",
+     "            return tag.strongMatches(etag)",
+     "            return tag.opaque == etag.opaque",
+     "RepresentationTests"),
+    ("if-match-weak-comparison", "Sources/HTTP/Semantics/Representation.swift",
+     "list.containsStrongMatch(for: etag) else {",
+     "list.containsWeakMatch(for: etag) else {",
+     "RepresentationTests|ThumbnailsTests"),
+    # Cache keys, versions and tiers.
+    ("key-without-source-version", "Sources/Thumbd/Thumbnails/ThumbnailIdentity.swift",
+     "        versions = Self.versions(source: version.tag, request: request)",
+     "        versions = Self.versions(source: \"v\", request: request)",
+     "CacheIntegrationTests|LibraryChangeTests"),
+    ("disk-entry-body-unchecked", "Sources/Cache/CacheEntryCodec.swift",
+     "        guard checksum(data[headerLength...]) == bodyCRC else { return .failure(.corrupt(\"body checksum\")) }",
+     "        _ = bodyCRC",
+     "DiskCacheTests|CacheIntegrationTests"),
+    ("lru-keeps-evicted-values", "Sources/Cache/LRUCache.swift",
+     "        nodes[i].value = nil\n",
+     "\n",
+     "LRUCacheTests"),
+    ("purge-prefix-without-separator", "Sources/Thumbd/Thumbnails/SourceName.swift",
+     "    var keyPrefix: String { text + \"|\" }",
+     "    var keyPrefix: String { text }",
+     "PurgeTests"),
+    # Signing and expiry.
+    ("signature-prefix-accepted", "Sources/ThumbdProtocol/ConstantTime.swift",
+     "        var difference = UInt8(a.count == b.count ? 0 : 1)\n        for i in 0..<max(a.count, b.count) {",
+     "        var difference = UInt8(0)\n        for i in 0..<min(a.count, b.count) {",
+     "SigningTests"),
+    ("expiry-not-checked-on-memoized-targets", "Sources/Thumbd/Routes/ImageRoute.swift",
+     "                try authorization.stillValid(memo.expires)\n",
+     "",
+     "SigningTests"),
+    # Limits and SSRF.
+    ("ipv4-mapped-allowed", "Sources/Thumbd/Remote/AddressPolicy.swift",
+     "        if within([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF], 96) { return .refused(\"IPv4-mapped\") }\n",
+     "",
+     "AddressPolicyTests|OriginTests"),
+    ("source-pixels-one-row-short", "Sources/Imaging/ImageTransformer.swift",
+     "        if header.width * header.height * frames > maxPixels {",
+     "        if header.width * (header.height - 1) * frames > maxPixels {",
+     "ThumbnailsTests|AnimationAndProgressiveTests"),
+    ("padding-not-in-output-size", "Sources/Imaging/OutputGeometry.swift",
+     "        width = (quarterTurn ? resizedHeight : resizedWidth) + (options.padding.map { $0.left + $0.right } ?? 0)",
+     "        width = (quarterTurn ? resizedHeight : resizedWidth)",
+     "ThumbnailServiceTests|WorkingMemoryTests"),
+    ("watermark-header-unchecked", "Sources/Thumbd/Thumbnails/ThumbnailService.swift",
+     "                let markHeader = try ImageTransformer.checkedHeader(bytes, maxPixels: limits.maxSourcePixels)",
+     "                let markHeader = try ImageHeader.read(bytes)",
+     "HostileInputTests"),
+    ("frames-unlimited", "Sources/Imaging/ImageTransformer.swift",
+     "        if animated && frames > maxFrames {",
+     "        if animated && frames > maxFrames * 1000 {",
+     "AnimationAndProgressiveTests"),
+    # Memory.
+    ("memory-budget-never-refuses", "Sources/Thumbd/Work/MemoryBudget.swift",
+     "        if limit > 0 && bytes > limit {",
+     "        if limit > 0 && bytes > limit * 1000 {",
+     "MemoryBudgetTests|ThumbnailServiceTests"),
+    ("memory-budget-ignores-limit", "Sources/Thumbd/Work/MemoryBudget.swift",
+     "func fits(_ bytes: Int, limit: Int) -> Bool { limit == 0 || running == 0 || usage.reserved + bytes <= limit }",
+     "func fits(_ bytes: Int, limit: Int) -> Bool { true }",
+     "MemoryBudgetTests|ThumbnailServiceTests"),
+    ("cgroup-limit-ignored", "Sources/Thumbd/Config/SystemMemory.swift",
+     "        if let limit = cgroupLimit, machineBytes.map({ limit.bytes < $0 }) ?? true {",
+     "        if let limit = cgroupLimit, false, machineBytes.map({ limit.bytes < $0 }) ?? true {",
+     "SystemMemoryTests"),
+    # Work nobody wants, coalescing.
+    ("transform-not-stopped", "Sources/Thumbd/Thumbnails/ThumbnailService.swift",
+     "                                                  watermark: transform.watermark, shared: shared, stop: stop)",
+     "                                                  watermark: transform.watermark, shared: shared, stop: nil)",
+     "RunawayTransformTests"),
+    ("joining-miss-runs-its-own", "Sources/Thumbd/Work/SingleFlight.swift",
+     "            if map[key] != nil {\n                map[key]!.append(waiter)",
+     "            if map[key] != nil && false {\n                map[key]!.append(waiter)",
+     "ThumbnailServiceTests|CacheIntegrationTests"),
+    ("store-pause-from-request-start", "Sources/Thumbd/Originals/StoreHealth.swift",
+     "                s.pausedUntil = now + pause",
+     "                s.pausedUntil = (s.asking.values.min() ?? now) - 1000 + pause",
+     "StoreHealthTests"),
+    # Originals that can run script.
+    ("svg-served-without-sandbox", "Sources/Thumbd/Thumbnails/ImageFields.swift",
+     "        Self.activeContentTypes.contains(contentType) ? sandboxedHeaders : headers",
+     "        headers",
+     "ActiveContentBrowserTests"),
+    # The client's resume.
+    ("resume-without-if-range", "Sources/ThumbdKit/Download.swift",
+     "            request.setValue(ifRange, forHTTPHeaderField: \"If-Range\")",
+     "            _ = ifRange",
+     "ResumeTests"),
+]
+
+
+def run(command, cwd, log):
+    with open(log, "w") as out:
+        return subprocess.call(command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
+
+
+def sync_tree():
+    """The working tree's sources into the scratch copy (its build folder kept)."""
+    os.makedirs(TREE, exist_ok=True)
+    for entry in ["Package.swift", "Sources", "Tests"]:
+        src, dst = os.path.join(ROOT, entry), os.path.join(TREE, entry)
+        if os.path.isdir(src):
+            subprocess.check_call(["rsync", "-a", "--delete", src + "/", dst + "/"])
+        else:
+            shutil.copy2(src, dst)
+
+
+def main():
+    wanted = sys.argv[1:]
+    chosen = [m for m in MUTATIONS if not wanted or m[0] in wanted]
+    if wanted and len(chosen) != len(wanted):
+        sys.exit("mutation-check: unknown mutation in %s" % wanted)
+    sync_tree()
+    log = os.path.join(SCRATCH, "build.log")
+    started = time.time()
+    print("mutation-check: building the scratch copy ...", flush=True)
+    if run(["swift", "build", "--build-tests"], TREE, log) != 0:
+        sys.exit("mutation-check: the unmutated tree does not build (see %s)" % log)
+    survived, broken = [], []
+    for name, path, text, replacement, tests in chosen:
+        file = os.path.join(TREE, path)
+        original = open(file).read()
+        count = original.count(text)
+        if count != 1:
+            broken.append(name)
+            print("%-40s OUT OF DATE: the text occurs %d times in %s" % (name, count, path), flush=True)
+            continue
+        t0 = time.time()
+        try:
+            open(file, "w").write(original.replace(text, replacement))
+            log = os.path.join(SCRATCH, name + ".log")
+            if run(["swift", "build", "--build-tests"], TREE, log) != 0:
+                broken.append(name)
+                verdict = "DOES NOT BUILD (see %s)" % log
+            elif run(["swift", "test", "--skip-build", "--filter", tests], TREE, log) != 0:
+                verdict = "caught"
+            else:
+                survived.append(name)
+                verdict = "SURVIVED"
+        finally:
+            open(file, "w").write(original)
+        print("%-40s %-10s %4.0fs  (%s)" % (name, verdict, time.time() - t0, tests), flush=True)
+    # Leave the scratch build matching the sources.
+    run(["swift", "build", "--build-tests"], TREE, os.path.join(SCRATCH, "build.log"))
+    total = len(chosen)
+    print("mutation-check: %d of %d caught, %d survived, %d out of date or not building; %.0f s"
+          % (total - len(survived) - len(broken), total, len(survived), len(broken), time.time() - started))
+    if survived or broken:
+        print("mutation-check: survived: %s; broken: %s" % (", ".join(survived) or "none", ", ".join(broken) or "none"))
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
