@@ -139,9 +139,21 @@ MUTATIONS = [
 ]
 
 
-def run(command, cwd, log):
+# A mutated test run that hangs (a waiter a broken single-flight never answers) has caught
+# the mutation too; it is stopped after this long.
+TEST_TIMEOUT = 300
+
+
+def run(command, cwd, log, timeout=None):
+    """The command's status; None when it ran out of time (and was killed)."""
     with open(log, "w") as out:
-        return subprocess.call(command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            return process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, 9)
+            process.wait()
+            return None
 
 
 def sync_tree():
@@ -182,9 +194,10 @@ def main():
             if run(["swift", "build", "--build-tests"], TREE, log) != 0:
                 broken.append(name)
                 verdict = "DOES NOT BUILD (see %s)" % log
-            elif run(["swift", "test", "--skip-build", "--filter", tests], TREE, log) != 0:
-                verdict = "caught"
             else:
+                status = run(["swift", "test", "--skip-build", "--filter", tests], TREE, log, timeout=TEST_TIMEOUT)
+                verdict = "caught" if status is not None and status != 0 else "caught (the tests hung)" if status is None else None
+            if verdict is None:
                 survived.append(name)
                 verdict = "SURVIVED"
         finally:
