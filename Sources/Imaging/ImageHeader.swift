@@ -17,15 +17,16 @@ public struct ImageHeader: Sendable, Equatable {
     /// strip (read from the bytes, `Interlace.detect`).
     public var interlaced = false
 
-    /// Vector sources (SVG, PDF) are drawn at any size: their size is only nominal.
-    public var isVector: Bool { loader.hasPrefix("svgload") || loader.hasPrefix("pdfload") }
+    /// Vector sources (SVG) are drawn at any size: their size is only nominal.
+    public var isVector: Bool { loader.hasPrefix("svgload") }
 
     /// Width and height once the EXIF orientation is applied.
     public var orientedSize: (width: Int, height: Int) {
         (5...8).contains(orientation) ? (height, width) : (width, height)
     }
 
-    /// The header of `page` (from 1): the pages of a PDF or TIFF may each have their own size.
+    /// The header of `page` (from 1): the pages of a TIFF or HEIF may each have their own size.
+    /// PDF documents are refused here (`unsupportedFormat`), before libvips sees them.
     public static func read(_ bytes: [UInt8], page: Int = 1) throws(ImagingError) -> ImageHeader {
         Vips.start()
         var header = tv_header()

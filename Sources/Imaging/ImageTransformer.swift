@@ -219,7 +219,7 @@ public enum ImageTransformer {
     }
 
     /// Header checks that must pass before any pixel is decoded, on the `page` that will be
-    /// (each page of a PDF or TIFF has its own size). With `animated`, every frame counts
+    /// (each page of a TIFF or HEIF may have its own size). With `animated`, every frame counts
     /// against the pixel limit and the frames against `maxFrames`.
     public static func checkedHeader(_ data: [UInt8], maxPixels: Int, animated: Bool = false,
                                      maxFrames: Int = .max, page: Int = 1) throws(ImagingError) -> ImageHeader {

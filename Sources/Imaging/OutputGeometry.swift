@@ -35,24 +35,6 @@ public struct OutputGeometry: Sendable, Equatable {
         frames = options.keepsFrames ? max(1, header.pages) : 1
     }
 
-    /// A PDF page is drawn by poppler at a scale of at least 1/1000: asked smaller, libvips
-    /// would ignore the scale and draw the page at full size.
-    static let smallestPDFScale = 0.001
-
-    /// Refuses (400 naming `parameter`) a PDF page that cannot be drawn as small as `width` x
-    /// `height` (nil: the page's aspect ratio).
-    public static func checkDrawable(_ header: ImageHeader, width: Int, height: Int? = nil, parameter: String) throws(ImagingError) {
-        guard header.loader.hasPrefix("pdfload") else { return }
-        let (pageWidth, pageHeight) = header.orientedSize
-        // The page is drawn at the larger of the two ratios (a cover is cropped after).
-        let scale = max(Double(max(1, width)) / Double(max(1, pageWidth)),
-                        height.map { Double(max(1, $0)) / Double(max(1, pageHeight)) } ?? 0)
-        if scale < smallestPDFScale {
-            let least = Int((Double(pageWidth) * smallestPDFScale).rounded(.up))
-            throw .badParameter(name: parameter, detail: "this PDF page (\(pageWidth)x\(pageHeight) pt) cannot be drawn smaller than \(least) px wide")
-        }
-    }
-
     /// Within `maxDimension` a side and `maxPixels` in all (every frame): else the error that
     /// refuses it before anything is decoded.
     public func check(maxDimension: Int, maxPixels: Int) throws(ImagingError) {

@@ -11,8 +11,7 @@ import ThumbdProtocol
 /// - the decoder's own: nothing more for decoders that stream strips (baseline JPEG,
 ///   non-interlaced PNG); the whole image for those that cannot (progressive JPEG about 4
 ///   bytes a pixel, interlaced PNG its samples, AVIF and HEIC up to 11, GIF 5-6, TIFF a strip
-///   that may be the whole image), WebP and vector pages at the scale they are decoded or
-///   drawn at;
+///   that may be the whole image), WebP and SVG at the scale they are decoded or drawn at;
 /// - the output, materialized once, and the encoder's state, per output pixel and frame: JPEG
 ///   about 6 bytes, PNG 8, WebP 12, AVIF 24, JPEG XL 46-47 (effort does not change it);
 /// - a cut (`rect`, `trim`) decodes the whole page first; a rotation materializes the
@@ -64,7 +63,7 @@ public enum WorkingMemory {
         if loader.hasPrefix("heifload") { return pixels * 12 }
         if loader.hasPrefix("gifload") { return pixels * 6 }
         if loader.hasPrefix("tiffload") { return pixels * samples }
-        if loader.hasPrefix("svgload") || loader.hasPrefix("pdfload") { return decodedPixels * 4 }
+        if loader.hasPrefix("svgload") { return decodedPixels * 4 }
         // Any other decoder: as if it held the whole image, generously.
         return pixels * 12
     }

@@ -31,6 +31,37 @@ public enum TestBytes {
         return bytes
     }
 
+    /// An uncompressed little-endian TIFF whose pages may differ in size, each one colour
+    /// (r, g, b): libvips writes pages of one size only.
+    public static func tiff(pages: [(width: Int, height: Int, colour: [UInt8])]) -> [UInt8] {
+        func le16(_ v: Int) -> [UInt8] { [UInt8(v & 255), UInt8(v >> 8 & 255)] }
+        func le32(_ v: Int) -> [UInt8] { [UInt8(v & 255), UInt8(v >> 8 & 255), UInt8(v >> 16 & 255), UInt8(v >> 24 & 255)] }
+        var out: [UInt8] = Array("II".utf8) + le16(42) + le32(0)  // the first IFD's offset is patched below
+        var previousNext = 4
+        for page in pages {
+            let pixelsAt = out.count
+            for _ in 0..<(page.width * page.height) { out += page.colour }
+            let bitsAt = out.count
+            out += le16(8) + le16(8) + le16(8)
+            if out.count % 2 == 1 { out.append(0) }
+            let ifdAt = out.count
+            out.replaceSubrange(previousNext..<(previousNext + 4), with: le32(ifdAt))
+            // (tag, type, count, value): SHORT = 3, LONG = 4; sorted by tag.
+            let entries: [(Int, Int, Int, Int)] = [
+                (256, 4, 1, page.width), (257, 4, 1, page.height), (258, 3, 3, bitsAt), (259, 3, 1, 1), (262, 3, 1, 2),
+                (273, 4, 1, pixelsAt), (277, 3, 1, 3), (278, 4, 1, page.height), (279, 4, 1, page.width * page.height * 3),
+                (284, 3, 1, 1),
+            ]
+            out += le16(entries.count)
+            for (tag, type, count, value) in entries {
+                out += le16(tag) + le16(type) + le32(count) + (type == 3 && count == 1 ? le16(value) + le16(0) : le32(value))
+            }
+            previousNext = out.count
+            out += le32(0)
+        }
+        return out
+    }
+
     public static func crc32(_ bytes: [UInt8]) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
         for b in bytes {

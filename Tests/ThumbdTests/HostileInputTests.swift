@@ -18,9 +18,8 @@ import TestSupport
         "bomb-8000.png": TestBytes.pngDeclaring(width: 8000, height: 8000),
         "bomb-sof.jpg": TestBytes.jpeg(try! ImageSynthesis.pattern(width: 64, height: 64).encode(.jpeg), claiming: 65000, 65000),
         "huge-page.pdf": TestDocuments.pdf(pages: [(0.2, 0.4, 0.8)], sizes: [(200_000, 200_000)]),
-        // 49 megapixels at 72 dpi: within the source limit, but never drawable below 1/1000.
-        "big-page.pdf": TestDocuments.pdf(pages: [(0.9, 0.1, 0.1)], sizes: [(7000, 7000)]),
-        "second-page-huge.pdf": TestDocuments.pdf(pages: [(0, 1, 0), (1, 0, 0)], sizes: [(100, 100), (200_000, 200_000)]),
+        "page.pdf": TestDocuments.pdf(pages: [(0.9, 0.1, 0.1)]),
+
     ])
 
     func get(_ target: String) throws -> RawHTTPClient.Response {
@@ -29,7 +28,7 @@ import TestSupport
 
     var reserved: Int { Self.fixture.service.app.thumbnails.memory.usage.reservedTotal }
 
-    @Test(arguments: ["bomb-30000.png", "bomb-8000.png", "bomb-sof.jpg", "huge-page.pdf"])
+    @Test(arguments: ["bomb-30000.png", "bomb-8000.png", "bomb-sof.jpg"])
     func aWatermarkOverTheSourceLimitsIsRefusedBeforeDecode(_ bomb: String) throws {
         let before = reserved
         let response = try get("/img/photo.jpg?w=300&wm=\(bomb)")
@@ -41,38 +40,35 @@ import TestSupport
         #expect(try get("/img/photo.jpg?w=300&wm=mark.png").status == 200)
     }
 
-    @Test func theHugePagePDFAsASourceIsRefusedFromItsHeader() throws {
+    /// PDF is never decoded (poppler runs away on some documents in-process): as a source and
+    /// as a watermark it is a 415 at once, with nothing reserved; the original is still served
+    /// as it is, sandboxed.
+    @Test func aPDFIsRefusedAsASourceAndAsAWatermarkAndServedOnlyAsAnOriginal() throws {
         let before = reserved
-        let response = try get("/img/huge-page.pdf?w=100")
-        #expect(response.status == 422 && response.text.contains("200000x200000"), "\(response.text)")
+        for target in ["/img/huge-page.pdf?w=100", "/img/page.pdf?w=100", "/img/photo.jpg?w=300&wm=page.pdf",
+                       "/img/photo.jpg?w=300&wm=huge-page.pdf"] {
+            let response = try get(target)
+            #expect(response.status == 415, "\(target): \(response.status) \(response.text)")
+        }
         #expect(reserved == before)
-    }
-
-    @Test func aPDFPageIsNeverDrawnBelowTheSmallestScalePopplerTakes() throws {
-        // 7000 pt a side: 7 px is the least it can be drawn at; asked smaller, libvips would
-        // draw the whole page (49 megapixels) and shrink it.
-        let small = try get("/img/big-page.pdf?w=5")
-        #expect(small.status == 400 && small.header("Content-Type") == "application/problem+json", "\(small.status)")
-        #expect(small.text.contains("\"parameter\":\"w\"") && small.text.contains("7 px"), "\(small.text)")
-        let fine = try get("/img/big-page.pdf?w=100&fm=png")
-        #expect(fine.status == 200)
-        #expect(try ImageHeader.read(fine.body).width == 100)
-        // As a watermark at 25% of a 300 px output (75 px) it can be drawn; at 5 px it cannot.
-        #expect(try get("/img/photo.jpg?w=300&wm=big-page.pdf").status == 200)
-        let tiny = try get("/img/photo.jpg?w=20&wm=big-page.pdf")
-        #expect(tiny.status == 400 && tiny.text.contains("\"parameter\":\"wm\""), "\(tiny.text)")
+        let original = try get("/img/page.pdf")
+        #expect(original.status == 200 && original.header("Content-Type") == "application/pdf")
+        #expect(original.header("Content-Security-Policy")?.contains("sandbox") == true)
     }
 
     @Test func thePageAskedForIsTheOneChecked() throws {
-        let before = reserved
-        // Page 1 is 100 x 100 pt; page 2 declares 200000 x 200000.
-        #expect(try get("/img/second-page-huge.pdf?w=50&fm=png").status == 200)
-        let second = try get("/img/second-page-huge.pdf?w=50&page=2&fm=png")
-        #expect(second.status == 422 && second.text.contains("200000x200000"), "\(second.text)")
-        let past = try get("/img/second-page-huge.pdf?w=50&page=3")
+        let f = try LibraryFixture(files: ["pages.tif": Self.twoPages]) { $0.limits.maxSourcePixels = 100 * 100 }
+        func get(_ target: String) throws -> RawHTTPClient.Response { try RawHTTPClient(port: f.port).request("GET", target) }
+        // Page 1 is 100 x 100, within the limit; page 2 is 200 x 200, over it.
+        #expect(try get("/img/pages.tif?w=50&fm=png").status == 200)
+        let second = try get("/img/pages.tif?w=50&page=2&fm=png")
+        #expect(second.status == 422 && second.text.contains("200x200"), "\(second.text)")
+        let past = try get("/img/pages.tif?w=50&page=3")
         #expect(past.status == 400 && past.text.contains("\"parameter\":\"page\""), "\(past.text)")
-        #expect(reserved > before)  // page 1 was made
     }
+
+    /// Two pages of different sizes: 100 x 100, then 200 x 200.
+    static let twoPages = TestBytes.tiff(pages: [(100, 100, [0, 255, 0]), (200, 200, [255, 0, 0])])
 }
 
 /// Issue 32: work nobody waits for any more is stopped while it runs, and its worker freed.

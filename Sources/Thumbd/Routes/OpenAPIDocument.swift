@@ -953,7 +953,7 @@ components:
       description: |
         Output format. `auto` picks the best one `Accept` names explicitly (AVIF, then JPEG XL,
         then WebP; wildcards do not count), else JPEG, or PNG for images with alpha, and the
-        answer has `Vary: Accept`. Default: the source's format (GIF, HEIC, TIFF, SVG, PDF and
+        answer has `Vary: Accept`. Default: the source's format (GIF, HEIC, TIFF, SVG and
         others give PNG).
       schema:
         type: string
@@ -1158,7 +1158,7 @@ components:
       name: page
       in: query
       required: false
-      description: 'The page, from 1, of a PDF or multi-page TIFF/HEIF source. Past the last: `400` naming `page`. Default `1`.'
+      description: 'The page, from 1, of a multi-page TIFF/HEIF source. Past the last: `400` naming `page`. Default `1`.'
       schema:
         type: integer
         minimum: 1

@@ -245,11 +245,8 @@ final class ThumbnailService: Sendable {
             let header = try ImageTransformer.checkedHeader(source.bytes, maxPixels: limits.maxSourcePixels,
                                                             animated: options.keepsFrames, maxFrames: limits.maxFrames,
                                                             page: options.page)
-            let geometry = OutputGeometry(header: header, options: options)
-            try geometry.check(maxDimension: limits.maxDimension, maxPixels: limits.maxSourcePixels)
-            if options.region == nil && options.trim == nil {
-                try OutputGeometry.checkDrawable(header, width: geometry.resizedWidth, height: geometry.resizedHeight, parameter: "w")
-            }
+            try OutputGeometry(header: header, options: options).check(maxDimension: limits.maxDimension,
+                                                                        maxPixels: limits.maxSourcePixels)
             var watermark: (bytes: [UInt8], header: ImageHeader)?
             if options.watermark != nil {
                 guard let bytes = item.request.watermark?.bytes() else {
@@ -259,10 +256,7 @@ final class ThumbnailService: Sendable {
                 guard bytes.count <= limits.maxSourceBytes else {
                     throw ImagingError.badParameter(name: "wm", detail: "the watermark image is \(bytes.count) bytes, over the limit of \(limits.maxSourceBytes)")
                 }
-                let markHeader = try ImageTransformer.checkedHeader(bytes, maxPixels: limits.maxSourcePixels)
-                try OutputGeometry.checkDrawable(markHeader, width: Int(Double(geometry.width) * (options.watermark?.scale ?? 1)),
-                                                 parameter: "wm")
-                watermark = (bytes, markHeader)
+                watermark = (bytes, try ImageTransformer.checkedHeader(bytes, maxPixels: limits.maxSourcePixels))
             }
             let estimate = WorkingMemory.estimate(header: header, options: options, sourceBytes: source.bytes.count,
                                                   watermark: watermark?.header, watermarkBytes: watermark?.bytes.count ?? 0)
