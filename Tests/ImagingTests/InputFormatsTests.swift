@@ -69,10 +69,9 @@ import ThumbdProtocol
         #expect(ImageFormat.sniff(pdf) == .pdf)
         #expect(throws: ImagingError.unsupportedFormat) { try ImageHeader.read(pdf) }
         #expect(throws: ImagingError.unsupportedFormat) { try ImageTransformer.checkedHeader(pdf, maxPixels: 50_000_000) }
-        let runaway = try Array(Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Fuzz/corpus/pdf-source/poppler-runaway.pdf")))
-        #expect(throws: ImagingError.unsupportedFormat) { try ImageHeader.read(runaway) }
-        #expect(throws: (any Error).self) { try ImagePreview.make(runaway, maxSide: 100) }
+        #expect(throws: (any Error).self) { try ImagePreview.make(pdf, maxSide: 100) }
+        // (The runaway document itself is replayed by scripts/fuzz-replay.sh, from the pdf-source
+        // corpus: were it ever handed to poppler again, that replay would not end.)
     }
 
     @Test func aMultiPageTIFFAndAHEICAreRead() throws {
