@@ -42,8 +42,13 @@ let package = Package(
             "WireCoding",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        // HTTP/1.1 server core. Knows nothing of images.
-        .target(name: "HTTP", dependencies: ["CSystem", "FileSystem", "Locking", "WireCoding"]),
+        // Time for everything that waits or expires: monotonic and wall clocks, injectable.
+        .target(name: "Clocks", dependencies: ["Locking"]),
+        // HTTP/1.1 messages and their semantics (headers, parsing, representations with
+        // conditional and range requests, problems). Pure; knows nothing of images or sockets.
+        .target(name: "HTTP", dependencies: ["FileSystem", "Locking", "WireCoding"]),
+        // The HTTP/1.1 server: event loops, connections, their state machine. Knows nothing of images.
+        .target(name: "HTTPServer", dependencies: ["HTTP", "Clocks", "CSystem", "FileSystem", "Locking", "WireCoding"]),
         // libvips, found with pkg-config; its variadic calls wrapped in C.
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         .target(name: "CVipsShim", dependencies: ["CVips"]),
@@ -53,20 +58,41 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "CurlShim", dependencies: ["CCurl"]),
         // Memory and disk cache tiers.
-        .target(name: "Cache", dependencies: ["FileSystem", "Locking", "WireCoding"]),
-        // The application: routes, sources, configuration.
-        .target(name: "Thumbd", dependencies: [
+        .target(name: "Cache", dependencies: ["Clocks", "FileSystem", "Locking", "WireCoding"]),
+        // The domain: the thumbnail service and its vocabulary, the library backends (folder,
+        // S3) and the originals stores, the S3 client, the concurrency pieces, the metrics.
+        // Never the HTTP server: backends resolve, routes answer.
+        .target(name: "ThumbdCore", dependencies: [
+            "Cache",
+            "Clocks",
             "CSystem",
             "CurlShim",
             "FileSystem",
             "HTTP",
-            "Locking",
-            "Cache",
             "Imaging",
+            "Locking",
             "ThumbHash",
             "ThumbdProtocol",
             "WireCoding",
             .product(name: "DequeModule", package: "swift-collections"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+        ]),
+        // The application: routes, presentation, problems, configuration, logs, the
+        // composition root.
+        .target(name: "Thumbd", dependencies: [
+            "Cache",
+            "Clocks",
+            "CSystem",
+            "FileSystem",
+            "HTTP",
+            "HTTPServer",
+            "Imaging",
+            "Locking",
+            "ThumbdCore",
+            "ThumbdProtocol",
+            "WireCoding",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Yams", package: "Yams"),
             .product(name: "Metrics", package: "swift-metrics"),
@@ -82,7 +108,7 @@ let package = Package(
         ]),
         // Fuzz targets in one binary: libFuzzer drives it under `make fuzz`; built normally it
         // replays the kept corpus (Tests/Fuzz/corpus) in `make test`.
-        .executableTarget(name: "thumbd-fuzz", dependencies: ["HTTP", "Cache", "Imaging", "Thumbd", "ThumbdProtocol"]),
+        .executableTarget(name: "thumbd-fuzz", dependencies: ["HTTP", "Cache", "Clocks", "Imaging", "Thumbd", "ThumbdCore", "ThumbdProtocol"]),
         // ThumbHash placeholders, encoded by the server and decoded by it and by the client. Pure Swift.
         .target(name: "ThumbHash"),
         // The Swift client: URLs, listing, loader, caches, resume, cell bindings. Foundation only.
@@ -98,12 +124,23 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["ThumbdProtocol"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTPTests", dependencies: [
             "HTTP",
+            "FileSystem",
+            "WireCoding",
+            "TestSupport",
+            .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
+        .testTarget(name: "HTTPServerTests", dependencies: [
+            "HTTP",
+            "HTTPServer",
+            "Clocks",
+            "FileSystem",
             "WireCoding",
             "TestSupport",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "CacheTests", dependencies: [
             "Cache",
+            "Clocks",
             "WireCoding",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
@@ -127,11 +164,12 @@ let package = Package(
         ]),
         .testTarget(name: "ThumbHashTests", dependencies: ["ThumbHash", "TestSupport"]),
         .testTarget(name: "ThumbdKitTests", dependencies: [
-            "ThumbdKit", "ThumbdKitTesting", "Locking", "Thumbd", "HTTP", "Imaging", "TestSupport", "ThumbdProtocol", "WireCoding",
+            "ThumbdKit", "ThumbdKitTesting", "Locking", "Thumbd", "ThumbdCore", "HTTP", "HTTPServer", "Clocks", "Imaging", "TestSupport",
+            "ThumbdProtocol", "WireCoding",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "ThumbdTests", dependencies: [
-            "Thumbd", "HTTP", "Imaging", "Locking", "TestSupport", "ThumbdProtocol", "WireCoding",
+            "Thumbd", "ThumbdCore", "HTTP", "HTTPServer", "Clocks", "Imaging", "Locking", "TestSupport", "ThumbdProtocol", "WireCoding",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
     ]

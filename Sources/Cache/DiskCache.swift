@@ -1,6 +1,7 @@
-import Locking
+import Clocks
 import FileSystem
 import Foundation
+import Locking
 import Synchronization
 
 /// A disk-tier hit: the verified body as a region of an open file (for sendfile), with
@@ -77,14 +78,14 @@ public final class DiskCache: Sendable {
     private let report: @Sendable (String) -> Void
     /// When the tier is off: the next time (clock seconds) the folder is tried again.
     private let nextProbe = Locked<Double>(0)
-    private let clock: @Sendable () -> Double
+    private let clock: any MonotonicClock
     public let probeInterval: Double
 
     /// `report` receives the few log-worthy events (tier disabled or back, corrupt entries);
     /// `clock` gives monotonic seconds (injected so tests need not wait for the probe).
     public init(directory: String, capacityBytes: Int, maxOpenEntries: Int = 512, probeInterval: Double = 30,
-                report: @escaping @Sendable (String) -> Void = { _ in },
-                clock: @escaping @Sendable () -> Double = DiskCache.monotonicSeconds) {
+                clock: any MonotonicClock = SystemClock(),
+                report: @escaping @Sendable (String) -> Void = { _ in }) {
         self.directory = URL(fileURLWithPath: directory)
         self.directoryPath = self.directory.path
         self.capacityBytes = capacityBytes
@@ -101,16 +102,10 @@ public final class DiskCache: Sendable {
 
     public var isHealthy: Bool { healthy.load(ordering: .relaxed) }
 
-    public static let monotonicSeconds: @Sendable () -> Double = {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-
     /// Whether the tier is on, trying the folder again first when it is off and a probe is due.
     private func usable() -> Bool {
         if healthy.load(ordering: .relaxed) { return true }
-        let now = clock()
+        let now = clock.now()
         let due = nextProbe.withLock { next -> Bool in
             guard now >= next else { return false }
             next = now + probeInterval
@@ -363,7 +358,7 @@ public final class DiskCache: Sendable {
     }
 
     private func disable(_ why: String) {
-        nextProbe.withLock { $0 = clock() + probeInterval }
+        nextProbe.withLock { $0 = clock.now() + probeInterval }
         if healthy.exchange(false, ordering: .relaxed) {
             report("disk cache off, serving from memory only (tried again every \(Int(probeInterval)) s): \(why)")
         }

@@ -42,5 +42,4 @@ public struct ImagePreview: Sendable, Equatable {
         return "#" + hex(r) + hex(g) + hex(b)
     }
 
-    public var hasTransparency: Bool { stride(from: 3, to: rgba.count, by: 4).contains { rgba[$0] < 255 } }
 }

@@ -61,11 +61,10 @@ public final class VipsImage: @unchecked Sendable {
         return Array(values[0..<Int(n)])
     }
 
-    /// Encodes with metadata stripped unless `strip` is false (tests build EXIF inputs).
-    /// Frames (pages) held, for an animated image.
-    public var frameCount: Int { max(1, height / max(1, Int(tv_page_height(pointer)))) }
+    /// The height of one frame (the whole height for a single-frame image).
     public var frameHeight: Int { Int(tv_page_height(pointer)) }
 
+    /// Encodes with metadata stripped unless `strip` is false (tests build EXIF inputs).
     public func encode(_ format: OutputFormat, quality: Int = OutputFormat.defaultQuality, strip: Bool = true,
                        progressive: Bool = false, avifEffort: Int = OutputFormat.defaultAVIFEffort) throws(VipsCallError) -> [UInt8] {
         var out: UnsafeMutableRawPointer?

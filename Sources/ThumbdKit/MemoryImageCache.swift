@@ -64,15 +64,6 @@ final class MemoryImageCache<Image: Sendable>: Sendable {
         }
     }
 
-    /// Replaces the response facts of an entry (after a 304), keeping its image.
-    func updateInfo(_ info: CachedResponseInfo, for key: String) {
-        state.withLock { state in
-            guard let node = state.nodes[key] else { return }
-            node.entry.info = info
-            state.moveToFront(node)
-        }
-    }
-
     func remove(_ key: String) {
         state.withLock { $0.remove(key) }
     }

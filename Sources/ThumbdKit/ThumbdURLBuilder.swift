@@ -1,6 +1,6 @@
 import Foundation
-import WireCoding
 import ThumbdProtocol
+import WireCoding
 
 /// Builds thumbd URLs in the server's normal form: library images (`/img/{path}`), remote
 /// images (`/proxy?url=...`), signed when a key is given.

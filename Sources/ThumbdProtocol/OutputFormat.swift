@@ -35,6 +35,4 @@ public enum OutputFormat: String, Sendable, CaseIterable, Hashable {
     /// Whether `anim` means anything: thumbd writes animations as WebP only.
     public var keepsFrames: Bool { self == .webp }
 
-    /// Whether `fm` may name it (GIF is read, and written only for the demo library).
-    public var isRequestable: Bool { self != .gif }
 }

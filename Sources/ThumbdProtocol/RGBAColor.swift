@@ -33,6 +33,5 @@ public struct RGBAColor: Sendable, Hashable, CustomStringConvertible {
         Hex.lowercase(alpha == 255 ? [red, green, blue] : [red, green, blue, alpha])
     }
 
-    public var isOpaque: Bool { alpha == 255 }
 
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ThumbdCore
 
 /// `thumbd-fuzz`: the fuzz targets in one binary, chosen with THUMBD_FUZZ_TARGET.
 ///

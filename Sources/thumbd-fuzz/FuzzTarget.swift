@@ -1,7 +1,9 @@
 import Cache
+import Clocks
 import HTTP
 import Imaging
 import Thumbd
+import ThumbdCore
 import ThumbdProtocol
 
 /// What the fuzzer feeds: each target takes arbitrary bytes, must never crash or hang, and

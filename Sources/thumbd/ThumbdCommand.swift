@@ -1,7 +1,7 @@
-import Locking
 import ArgumentParser
 import Dispatch
 import Foundation
+import Locking
 import Logging
 import Synchronization
 import Thumbd

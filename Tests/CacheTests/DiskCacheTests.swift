@@ -1,7 +1,7 @@
+import Clocks
 @testable import Cache
 import Foundation
 import PropertyBased
-import Synchronization
 import Testing
 
 func temporaryDirectory() -> String {
@@ -172,17 +172,17 @@ func variant(_ n: Int, size: Int = 1000) -> CachedVariant {
         let dir = temporaryDirectory()
         try Data([0]).write(to: URL(fileURLWithPath: dir + "/blocker"))
         let messages = MessageLog()
-        let now = Mutex(100.0)
+        let clock = ManualClock(100)
         let cache = DiskCache(directory: dir + "/blocker/cache", capacityBytes: 1 << 20, probeInterval: 30,
-                              report: { messages.add($0) }, clock: { now.withLock { $0 } })
+                              clock: clock, report: { messages.add($0) })
         cache.put(CacheKey("a"), variant(1))
         #expect(!cache.isHealthy)
         try FileManager.default.removeItem(atPath: dir + "/blocker")
         try FileManager.default.createDirectory(atPath: dir + "/blocker", withIntermediateDirectories: true)
-        now.withLock { $0 += 29 }
+        clock.advance(by: 29)
         cache.put(CacheKey("b"), variant(2))
         #expect(!cache.isHealthy, "not tried again before the interval")
-        now.withLock { $0 += 1 }
+        clock.advance(by: 1)
         cache.put(CacheKey("c"), variant(3))
         #expect(cache.isHealthy)
         #expect(cache.get(CacheKey("c")) == variant(3))

@@ -1,6 +1,6 @@
+@testable import Imaging
 import Testing
 import ThumbdProtocol
-@testable import Imaging
 
 /// Several sizes of one source resized from one shared decode: the sizes of the plan to the
 /// pixel, pixels close to those made from the bytes, and what cannot share made as alone.

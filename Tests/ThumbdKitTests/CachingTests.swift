@@ -1,6 +1,8 @@
+import Clocks
 import Foundation
 import Testing
 import Thumbd
+import ThumbdCore
 @testable import ThumbdKit
 
 /// The memory and disk tiers against a real server: hits make no request (counted by the

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Thumbd
+import ThumbdCore
 import ThumbdKit
 
 /// The app's decode function never runs on the caller's actor: called from the main actor,

@@ -2,6 +2,7 @@ import Foundation
 import Imaging
 import Testing
 import Thumbd
+import ThumbdCore
 import ThumbdKit
 
 /// The listing client follows `Link: rel="next"` through every page.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Thumbd
+import ThumbdCore
 import ThumbdKit
 import ThumbdKitTesting
 import ThumbdProtocol

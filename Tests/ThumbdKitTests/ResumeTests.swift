@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 import Thumbd
+import ThumbdCore
 @testable import ThumbdKit
 import ThumbdKitTesting
 import ThumbdProtocol

@@ -3,6 +3,7 @@ import Imaging
 import Testing
 import TestSupport
 import Thumbd
+import ThumbdCore
 import ThumbdKit
 
 /// `thumbd-scroll` end to end, as `bench/scroll.sh` runs it but small: a real thumbd (started

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 import Thumbd
+import ThumbdCore
 import ThumbdKit
 import ThumbdKitTesting
 

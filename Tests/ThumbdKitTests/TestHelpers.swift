@@ -6,6 +6,7 @@ import Imaging
 import Locking
 import TestSupport
 import ThumbdKit
+import Clocks
 
 /// The image type of the tests: the bytes themselves and the size their header declares. No
 /// image library needed, and equality means byte-identical.

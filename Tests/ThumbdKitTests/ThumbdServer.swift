@@ -6,6 +6,7 @@ import HTTP
 import Imaging
 import TestSupport
 import Thumbd
+import ThumbdCore
 import ThumbdKit
 
 /// A real thumbd on an ephemeral loopback port, in front of a temporary library folder (as

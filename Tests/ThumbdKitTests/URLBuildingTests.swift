@@ -4,6 +4,7 @@ import PropertyBased
 import Testing
 import TestSupport
 @testable import Thumbd
+@testable import ThumbdCore
 @testable import ThumbdKit
 import ThumbdProtocol
 

@@ -5,6 +5,7 @@ import Imaging
 import Testing
 import TestSupport
 @testable import Thumbd
+@testable import ThumbdCore
 
 @Suite struct CacheIntegrationTests {
     static let photo: [UInt8] = try! ImageSynthesis.pattern(width: 1200, height: 800, seed: 1).encode(.jpeg, quality: 90)

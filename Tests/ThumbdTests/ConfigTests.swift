@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Thumbd
+@testable import ThumbdCore
 
 @Suite struct ConfigTests {
     func file(_ text: String) throws -> String {

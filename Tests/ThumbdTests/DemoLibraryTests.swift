@@ -3,6 +3,7 @@ import Imaging
 import Testing
 import TestSupport
 @testable import Thumbd
+@testable import ThumbdCore
 
 /// The demo set: real photographs with their authors where mate-backgrounds is installed,
 /// generated ones where it is not, and the generated PNG, WebP, AVIF and GIF cases always.

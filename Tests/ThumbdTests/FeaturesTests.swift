@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 import TestSupport
 @testable import Thumbd
+@testable import ThumbdCore
 
 /// What image servers are asked for and rarely give: placeholders, image info, purge,
 /// Client Hints, animation, progressive output, an OpenAPI document. All over HTTP against

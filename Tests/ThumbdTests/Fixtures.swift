@@ -1,6 +1,8 @@
+import Clocks
 import Foundation
 import HTTP
 import Thumbd
+import ThumbdCore
 
 /// A temporary library folder with a running thumbd in front of it.
 final class LibraryFixture: @unchecked Sendable {

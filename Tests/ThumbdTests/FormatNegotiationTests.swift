@@ -1,6 +1,7 @@
 import Imaging
 import Testing
 import Thumbd
+import ThumbdCore
 import ThumbdProtocol
 
 @Suite struct FormatNegotiationTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import Thumbd
+@testable import ThumbdCore
 
 /// The gallery in a real browser: headless Chromium (Debian's package, installed here when
 /// missing and running as root) loads `/` from the running server.

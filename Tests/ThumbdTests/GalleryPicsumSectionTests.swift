@@ -3,6 +3,7 @@ import Imaging
 import Testing
 import TestSupport
 @testable import Thumbd
+@testable import ThumbdCore
 import ThumbdProtocol
 
 /// The gallery page's "Use thumbd as your own Lorem Picsum" section: there, with URL forms

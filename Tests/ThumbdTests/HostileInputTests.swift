@@ -3,6 +3,7 @@ import Imaging
 import Testing
 import TestSupport
 @testable import Thumbd
+@testable import ThumbdCore
 
 /// Issue 32: what an outside probe fed thumbd. Every image it decodes (sources, watermarks,
 /// pages) passes the same limits from its header before any pixel is decoded, and a vector

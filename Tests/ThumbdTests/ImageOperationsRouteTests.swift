@@ -3,6 +3,7 @@ import Imaging
 import Testing
 import TestSupport
 @testable import Thumbd
+@testable import ThumbdCore
 
 /// The image operations through the server: one cache entry and one ETag for every spelling
 /// of the same request, the byte budget, JPEG XL negotiation, watermarks from the library.

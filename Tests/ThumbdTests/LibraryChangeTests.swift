@@ -1,9 +1,11 @@
+import Clocks
 import Foundation
 import HTTP
 import Imaging
 import Testing
 import TestSupport
 @testable import Thumbd
+@testable import ThumbdCore
 
 /// The library is never served stale: a change to a file is seen by the very next request,
 /// for the original and for its thumbnails, and a file caught mid-rewrite is never cached.
@@ -59,7 +61,7 @@ import TestSupport
         let f = try LibraryFixture(files: ["b.jpg": Self.pictures[0]])
         let library = try ImageLibrary(root: f.libraryPath)
         let path = try LibraryPath(encoded: "b.jpg")
-        let files = LibraryFileCache(library: library, fields: ImageFields(cacheControl: "public", acceptClientHints: false), maxContentBytes: 0)
+        let files = LibraryFileCache(library: library, fields: ImageFields(cacheControl: "public", acceptClientHints: false).headers(for:), maxContentBytes: 0)
         let entry = try files.lookup(path)
         #expect(entry.readAll() == Self.pictures[0])
         let handle = try #require(FileHandle(forWritingAtPath: f.libraryPath + "/b.jpg"))

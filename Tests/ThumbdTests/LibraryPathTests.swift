@@ -1,6 +1,7 @@
 import HTTP
 import Testing
 @testable import Thumbd
+@testable import ThumbdCore
 
 @Suite struct LibraryPathTests {
     @Test(arguments: [("cat.jpg", "cat.jpg"), ("a/b/c.png", "a/b/c.png"), ("space%20name.jpg", "space name.jpg"),

@@ -1,9 +1,11 @@
-import HTTP
+import Clocks
 import Foundation
+import HTTP
 import Imaging
 import Testing
 import TestSupport
 @testable import Thumbd
+@testable import ThumbdCore
 
 @Suite struct ListingTests {
     static let files: [String: [UInt8]] = {

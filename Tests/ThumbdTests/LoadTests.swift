@@ -4,6 +4,7 @@ import Imaging
 import Testing
 import TestSupport
 @testable import Thumbd
+@testable import ThumbdCore
 
 /// Runs `body` on `count` threads at once and waits for all of them.
 func concurrently<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) -> T) -> [T] {

@@ -1,8 +1,10 @@
 import Foundation
 import HTTP
+import HTTPServer
 import Logging
 import Testing
 @testable import Thumbd
+@testable import ThumbdCore
 
 /// The log sink behind standard error: access lines wait in the buffer, other lines go out
 /// at once, after whatever was buffered before them.

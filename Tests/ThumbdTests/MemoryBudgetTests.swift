@@ -2,8 +2,9 @@ import Foundation
 import Locking
 import Synchronization
 import Testing
-@testable import Thumbd
 import TestSupport
+@testable import Thumbd
+@testable import ThumbdCore
 
 /// A reservation held on its own thread until the test lets it go.
 final class BudgetHolder: Sendable {

@@ -2,6 +2,7 @@ import Foundation
 import Imaging
 import Testing
 @testable import Thumbd
+@testable import ThumbdCore
 
 /// The memory limit read from cgroup files laid out in a temporary folder as a container
 /// (or a host) shows them, and the sizes worked out from it.

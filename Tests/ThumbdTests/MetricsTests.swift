@@ -1,9 +1,10 @@
-import HTTP
 import Foundation
+import HTTP
 import Imaging
 import Testing
 import TestSupport
 @testable import Thumbd
+@testable import ThumbdCore
 
 /// Prometheus text, parsed strictly enough to fail on malformed output.
 struct PrometheusText {

@@ -1,11 +1,14 @@
+import Clocks
 import Dispatch
 import Foundation
 import HTTP
+import HTTPServer
 import Imaging
 import Synchronization
 import Testing
 import TestSupport
 @testable import Thumbd
+@testable import ThumbdCore
 import WireCoding
 
 /// An origin for the proxy tests: thumbd's own HTTP server with a few behaviours.

@@ -1,8 +1,10 @@
+import Clocks
 import Foundation
 import HTTP
 import Testing
 import TestSupport
 @testable import Thumbd
+@testable import ThumbdCore
 import WireCoding
 
 /// `/img/{path}` without parameters, against a real server and real files.

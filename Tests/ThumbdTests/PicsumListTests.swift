@@ -1,9 +1,11 @@
+import Clocks
 import Foundation
 import HTTP
 import Imaging
 import Testing
 import TestSupport
 @testable import Thumbd
+@testable import ThumbdCore
 
 /// `/v2/list` and `info` as Picsum answers them: paging with `Link`, Picsum's fields with the
 /// author from the image itself, ids that stay put when the library grows.

@@ -4,6 +4,7 @@ import Imaging
 import Testing
 import TestSupport
 @testable import Thumbd
+@testable import ThumbdCore
 import ThumbdProtocol
 
 /// The Lorem Picsum-compatible routes against a running server and a library of generated

@@ -1,10 +1,12 @@
+import Clocks
 import Foundation
 import HTTP
 import Imaging
 import Testing
 import TestSupport
-import WireCoding
 @testable import Thumbd
+@testable import ThumbdCore
+import WireCoding
 
 /// A real Ceph RGW, started by `scripts/s3-server.sh` in a folder of its own and stopped at the
 /// end; buckets are filled with the real curl, signed with SigV4 as any S3 client signs.

@@ -1,9 +1,11 @@
+import Clocks
 import Foundation
 import HTTP
 import Imaging
 import Testing
 import TestSupport
 @testable import Thumbd
+@testable import ThumbdCore
 import WireCoding
 
 /// thumbd on an S3 library, against a real Ceph RGW (one for the suite, `.ceph`), with real

@@ -1,9 +1,11 @@
+import Clocks
 import Foundation
 import HTTP
 import Imaging
 import Testing
 import TestSupport
 @testable import Thumbd
+@testable import ThumbdCore
 
 /// The store going down and coming back, with radosgw itself stopped and started: a Ceph of
 /// its own (`.ceph`), since the other S3 tests need theirs up.

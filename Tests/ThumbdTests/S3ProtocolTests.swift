@@ -2,6 +2,7 @@ import Foundation
 import HTTP
 import Testing
 @testable import Thumbd
+@testable import ThumbdCore
 
 /// The parts of the S3 library that need no store: what is signed (paths, listing queries),
 /// the XML read from answers, the location and endpoint forms, what of a request goes on to

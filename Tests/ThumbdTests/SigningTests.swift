@@ -1,3 +1,4 @@
+import Clocks
 import Crypto
 import Foundation
 import HTTP
@@ -5,6 +6,7 @@ import Imaging
 import Testing
 import TestSupport
 @testable import Thumbd
+@testable import ThumbdCore
 import ThumbdProtocol
 
 @Suite struct SigningTests {

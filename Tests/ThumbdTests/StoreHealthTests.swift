@@ -1,6 +1,8 @@
+import Clocks
 import HTTP
 import Testing
 @testable import Thumbd
+@testable import ThumbdCore
 
 @Suite struct StoreHealthTests {
     func ticket(_ health: StoreHealth) -> StoreHealth.Ticket? { try? health.admit().get() }

@@ -1,4 +1,5 @@
 import Cache
+import Clocks
 import Foundation
 import HTTP
 import Imaging
@@ -7,6 +8,7 @@ import Synchronization
 import Testing
 import TestSupport
 @testable import Thumbd
+@testable import ThumbdCore
 import ThumbdProtocol
 
 /// A source under the test's control: counts its loads, can fail or hide its version.
@@ -61,7 +63,7 @@ final class Answers: Sendable {
 
     func service(workers: Int = 2, queue: Int = 16, maxSourceBytes: Int = 1 << 26, sharesDecodes: Bool = false,
                  memory: MemoryBudget = MemoryBudget(limit: 0)) -> ThumbnailService {
-        ThumbnailService(store: VariantStore(memoryBytes: 1 << 24, disk: nil, presenter: ThumbnailPresenter(fields: ImageFields(cacheControl: "public, max-age=60", acceptClientHints: false))),
+        ThumbnailService(store: VariantStore(memoryBytes: 1 << 24, disk: nil, prepare: ThumbnailPresenter(fields: ImageFields(cacheControl: "public, max-age=60", acceptClientHints: false)).prepared),
                          pool: WorkerPool(workers: workers, queueLimit: queue), memory: memory,
                          limits: .init(maxSourceBytes: maxSourceBytes, maxSourcePixels: 50_000_000, sharesDecodes: sharesDecodes),
                          metrics: ThumbdMetrics(routes: Route.metricLabels), clock: ManualClock(), logger: Logger(label: "test"))
@@ -341,7 +343,7 @@ final class Answers: Sendable {
     @Test(arguments: ["w=1024&h=1024&dpr=4&fit=pad&pad=1000&fm=jxl", "w=4096&h=4096&fit=pad&pad=1000&fm=jxl",
                       "w=4000&enlarge=1&pad=100", "w=100&h=4000&fit=fill&rot=90&pad=0,200,0,0&enlarge=1"])
     func anOutputOverTheLimitsAfterPaddingDprAndRotationIsRefusedBeforeDecode(_ query: String) throws {
-        let thumbnails = ThumbnailService(store: VariantStore(memoryBytes: 1 << 24, disk: nil, presenter: ThumbnailPresenter(fields: ImageFields(cacheControl: "public", acceptClientHints: false))),
+        let thumbnails = ThumbnailService(store: VariantStore(memoryBytes: 1 << 24, disk: nil, prepare: ThumbnailPresenter(fields: ImageFields(cacheControl: "public", acceptClientHints: false)).prepared),
                                           pool: WorkerPool(workers: 1, queueLimit: 4), memory: MemoryBudget(limit: 0),
                                           limits: .init(maxSourceBytes: 1 << 26, maxSourcePixels: 50_000_000, maxDimension: 4096),
                                           metrics: ThumbdMetrics(routes: Route.metricLabels), clock: ManualClock(), logger: Logger(label: "test"))
@@ -376,7 +378,7 @@ final class Answers: Sendable {
     @Test func theMemoryTierGivesItsRoomToTransformsThatNeedItAndTakesItBack() throws {
         let room = 24 << 20
         let store = VariantStore(memoryBytes: 8 << 20, disk: nil,
-                                 presenter: ThumbnailPresenter(fields: ImageFields(cacheControl: "public", acceptClientHints: false)))
+                                 prepare: ThumbnailPresenter(fields: ImageFields(cacheControl: "public", acceptClientHints: false)).prepared)
         let budget = MemoryBudget(limit: room, reservedChanged: { store.yieldMemory(toTransformsHolding: $0, of: room) })
         let thumbnails = ThumbnailService(store: store, pool: WorkerPool(workers: 1, queueLimit: 4), memory: budget,
                                           limits: .init(maxSourceBytes: 1 << 26, maxSourcePixels: 50_000_000),

@@ -5,6 +5,7 @@ import Imaging
 import Testing
 import TestSupport
 @testable import Thumbd
+@testable import ThumbdCore
 import ThumbdProtocol
 
 /// Real images, made by libvips, transformed by the real server over HTTP.

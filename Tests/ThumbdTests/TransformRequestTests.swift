@@ -2,6 +2,7 @@ import HTTP
 import Imaging
 import Testing
 @testable import Thumbd
+@testable import ThumbdCore
 import ThumbdProtocol
 
 @Suite struct TransformRequestTests {

@@ -36,7 +36,7 @@ public struct HTTPResponse: Sendable {
 extension HTTPResponse {
     /// The header fields as they go on the wire: the prepared ones, or every field of
     /// `headers` as `Name: value\r\n` and then Content-Length unless the status has no content.
-    func appendFields(to out: inout [UInt8]) {
+    package func appendFields(to out: inout [UInt8]) {
         if let preparedFields {
             out.append(contentsOf: preparedFields)
             return

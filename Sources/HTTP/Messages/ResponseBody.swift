@@ -1,4 +1,4 @@
-@_exported import FileSystem
+import FileSystem
 
 /// Response content as a list of segments written in order: bytes in memory (shared, never
 /// copied per request) or regions of an open file (sent with sendfile).
@@ -15,7 +15,7 @@ public struct ResponseBody: Sendable {
         }
 
         /// The sub-range `range` (relative to this segment) of the segment.
-        func slice(_ range: Range<Int64>) -> Segment {
+        package func slice(_ range: Range<Int64>) -> Segment {
             switch self {
             case .bytes(let b):
                 let start = b.startIndex + Int(range.lowerBound)

@@ -1,4 +1,6 @@
 import HTTP
+import HTTPServer
+import ThumbdCore
 
 /// Sees every finished exchange: counts it in the metrics and, when enabled, writes its
 /// access-log line, both labelled by its route.

@@ -1,3 +1,5 @@
+import ThumbdCore
+
 extension Route {
     var isPicsum: Bool { self == .picsumImage || self == .picsumRedirect || self == .picsumInfo || self == .picsumList }
 

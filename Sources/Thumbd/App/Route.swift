@@ -1,4 +1,5 @@
 import HTTP
+import ThumbdCore
 
 /// What a request's path names, matched once: the app dispatches on it, and request metrics
 /// and the access log are labelled by it, so they cannot disagree.

@@ -1,7 +1,10 @@
 import Cache
+import Clocks
 import HTTP
+import HTTPServer
 import Imaging
 import Logging
+import ThumbdCore
 import ThumbdProtocol
 
 /// The composition root: builds every part once from the configuration, hands each route
@@ -47,12 +50,12 @@ public final class ThumbdApp: HTTPHandler {
         var disk: DiskCache?
         if config.cache.diskBytes > 0 {
             disk = DiskCache(directory: config.cache.dir, capacityBytes: config.cache.diskBytes,
-                             report: { logger.warning("\($0)") }, clock: { clock.now() })
+                             clock: clock, report: { logger.warning("\($0)") })
             disk?.startIndexing()
         }
         let imageFields = ImageFields(cacheControl: config.output.cacheControl, acceptClientHints: config.output.clientHints)
         let presenter = ThumbnailPresenter(fields: imageFields)
-        let store = VariantStore(memoryBytes: memory.memoryTier, disk: disk, presenter: presenter)
+        let store = VariantStore(memoryBytes: memory.memoryTier, disk: disk, prepare: presenter.prepared)
         // Under a limit the memory tier gives its room to transforms that need it (MemoryPlan).
         var yielding: (@Sendable (Int) -> Bool)?
         if let room = memory.sharedRoom {
@@ -72,18 +75,22 @@ public final class ThumbdApp: HTTPHandler {
         } else {
             let fetcher = OriginFetcher(allow: OriginAllowList(config.origins.allow), allowPrivate: config.origins.allowPrivate,
                                         maxRedirects: config.origins.maxRedirects, connectTimeout: config.origins.connectTimeout,
-                                        totalTimeout: config.origins.timeout, maxBytes: config.limits.maxSourceBytes)
+                                        totalTimeout: config.origins.timeout, maxBytes: config.limits.maxSourceBytes,
+                                        clock: clock)
             originals = RemoteOriginals(fetcher: fetcher, store: originalStore,
                                         ttl: config.origins.ttl, clock: clock, logger: logger, metrics: metrics)
         }
         let library: any LibraryBackend = switch root {
-        case .folder(let folder): FolderLibrary(library: folder, fields: imageFields, smallOriginals: memory.smallOriginals, clock: clock)
+        case .folder(let folder):
+            FolderLibrary(library: folder, fields: imageFields.headers(for:), smallOriginals: memory.smallOriginals, clock: clock)
         case .bucket(let location):
-            S3Library(location: location, config: config, store: originalStore, pool: pool, fields: imageFields, metrics: metrics,
-                      clock: clock, logger: logger)
+            S3Library(location: location, client: config.s3Client(for: location, clock: clock).recording(to: metrics), ttl: config.library.s3.ttl,
+                      maxSourceBytes: config.limits.maxSourceBytes, listPageSize: config.library.s3.listPageSize, store: originalStore,
+                      pool: pool, clock: clock, logger: logger)
         }
         let endpoint = ThumbnailEndpoint(service: thumbnails, presenter: presenter, watermarks: library.watermarks)
-        image = ImageRoute(targets: TargetMemo(), authorization: authorization, parser: parser, library: library, thumbnails: endpoint)
+        let answers = LibraryAnswers(library: library, thumbnails: endpoint, pool: pool, fields: imageFields)
+        image = ImageRoute(targets: TargetMemo(), authorization: authorization, parser: parser, answers: answers)
         proxy = ProxyRoute(authorization: authorization, parser: parser, originals: originals, thumbnails: endpoint, clock: clock)
         listing = ListingRoute(index: library.index, pool: pool, links: links)
         // One catalog for the gallery's Picsum section and the routes: made once per snapshot.
@@ -96,7 +103,7 @@ public final class ThumbdApp: HTTPHandler {
         purge = config.admin.token.isEmpty ? nil
             : PurgeRoute(token: Array(config.admin.token.utf8), thumbnails: thumbnails, originals: originals, library: library)
         picsum = catalogs.map {
-            PicsumRoute(signer: signer, authorization: authorization, catalogs: $0, library: library, thumbnails: endpoint,
+            PicsumRoute(signer: signer, authorization: authorization, catalogs: $0, answers: answers,
                         defaults: parser.defaults, links: links, pool: pool)
         }
     }

@@ -1,7 +1,10 @@
+import Clocks
 import CSystem
 import HTTP
+import HTTPServer
 import Imaging
 import Logging
+import ThumbdCore
 
 /// thumbd assembled from a configuration: the library, the app and its HTTP server.
 public final class ThumbdService: Sendable {
@@ -37,7 +40,7 @@ public final class ThumbdService: Sendable {
         }
         let root: LibraryRoot
         if let bucket = config.library.bucket {
-            try S3Library.checkAccess(bucket, config: config, logger: logger)
+            try S3Library.checkAccess(bucket, client: config.s3Client(for: bucket), logger: logger)
             root = .bucket(bucket)
         } else {
             root = .folder(try ImageLibrary(root: config.library.root))

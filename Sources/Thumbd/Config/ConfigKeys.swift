@@ -1,4 +1,5 @@
 import HTTP
+import ThumbdCore
 import ThumbdProtocol
 
 /// Every configuration key: its path, what it accepts, and where it goes in `ThumbdConfig`.

@@ -1,5 +1,6 @@
 import Foundation
 import HTTP
+import ThumbdCore
 import ThumbdProtocol
 import Yams
 

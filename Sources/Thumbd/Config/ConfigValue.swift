@@ -1,5 +1,7 @@
 /// Parsers for configuration values, shared by the file, the environment and the flags.
 /// Pure; each returns nil for text it does not accept.
+import ThumbdCore
+
 public enum ConfigValue {
     /// Bytes: `1048576`, `512KiB`, `256MiB`, `2GiB`, `64KB`, `1MB` (KB/MB/GB are powers of 1000).
     static func size(_ text: String) -> Int? {

@@ -15,6 +15,8 @@
 ///
 /// Pure: the limit comes in as `SystemMemory`. Configured values that do not fit together
 /// are a `ConfigError` naming the keys.
+import ThumbdCore
+
 public struct MemoryPlan: Sendable, Equatable, CustomStringConvertible {
     /// The bound of the whole process, and what set it.
     public var limit: Int

@@ -1,4 +1,5 @@
 import Foundation
+import ThumbdCore
 
 /// The memory this process may use as the system says it: the machine's, and the memory
 /// limit of the control group it runs in (a container's `--memory`, a pod's

@@ -1,6 +1,9 @@
+import Clocks
 import HTTP
+import HTTPServer
 import Imaging
 import Logging
+import ThumbdCore
 import ThumbdProtocol
 
 /// Every setting thumbd has, with SPEC defaults. Sections mirror the config file's.
@@ -171,5 +174,16 @@ public struct ThumbdConfig: Sendable, Equatable {
                             maxConnections: server.maxConnections, headerTimeout: server.headerTimeout,
                             idleTimeout: server.idleTimeout, responseTimeout: server.responseTimeout,
                             trustedProxies: server.trustedProxies.compactMap(IPPrefix.init))
+    }
+}
+
+extension ThumbdConfig {
+    /// The S3 client this configuration describes for `location` (the endpoint was checked
+    /// when the configuration was loaded); S3 requests use the origins' timeouts.
+    func s3Client(for location: S3Location, clock: any MonotonicClock = SystemClock()) -> S3Client {
+        let s3 = library.s3
+        return S3Client(location: location, endpoint: S3Endpoint(endpoint: s3.endpoint, region: s3.region, pathStyle: s3.pathStyle)!,
+                        region: s3.region, accessKey: s3.accessKey, secretKey: s3.secretKey,
+                        connectTimeout: origins.connectTimeout, timeout: origins.timeout, clock: clock)
     }
 }

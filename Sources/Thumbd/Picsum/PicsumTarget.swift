@@ -1,4 +1,5 @@
 import HTTP
+import ThumbdCore
 import ThumbdProtocol
 import WireCoding
 
@@ -6,12 +7,7 @@ import WireCoding
 /// values. A bad value is a 400 naming it; a path of no Picsum form is nil (404).
 enum PicsumTarget: Equatable, Sendable {
     /// Which image a URL names.
-    enum Pick: Equatable, Sendable {
-        case id(Int)
-        /// By a stable hash of the text.
-        case seed(String)
-        case random
-    }
+    typealias Pick = PicsumCatalog.Pick
 
     /// `/id/{id}/{size}`, `/id/{id}/{w}/{h}`: the image itself.
     case image(id: Int, PicsumVariant)

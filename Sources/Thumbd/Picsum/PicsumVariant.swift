@@ -1,4 +1,5 @@
 import HTTP
+import ThumbdCore
 import ThumbdProtocol
 
 /// What a Picsum image URL asks of the image: its size, format and effects, as Lorem Picsum

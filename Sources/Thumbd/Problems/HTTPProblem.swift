@@ -1,4 +1,5 @@
 import HTTP
+import ThumbdCore
 
 /// An error that knows the HTTP problem it is. Domain errors conform here, in the app, so
 /// the targets that define them (Imaging, the library, the origin fetcher) stay free of

@@ -1,5 +1,6 @@
 import HTTP
 import Imaging
+import ThumbdCore
 import ThumbdProtocol
 
 extension ImagingError: HTTPProblem {

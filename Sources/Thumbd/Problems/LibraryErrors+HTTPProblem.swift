@@ -1,4 +1,5 @@
 import HTTP
+import ThumbdCore
 
 extension LibraryPath.Problem: HTTPProblem {
     var problem: ProblemDetails {

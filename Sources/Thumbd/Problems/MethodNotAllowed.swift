@@ -1,4 +1,5 @@
 import HTTP
+import ThumbdCore
 
 /// A method the route does not serve (GET and HEAD for most).
 struct MethodNotAllowed: HTTPProblem {

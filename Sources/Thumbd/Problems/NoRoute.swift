@@ -1,4 +1,5 @@
 import HTTP
+import ThumbdCore
 
 /// A path no route serves.
 struct NoRoute: HTTPProblem {

@@ -1,4 +1,5 @@
 import HTTP
+import ThumbdCore
 
 extension OriginFetcher.Failure: HTTPProblem {
     var problem: ProblemDetails {

@@ -1,4 +1,5 @@
 import HTTP
+import ThumbdCore
 
 /// Too much work is waiting for the worker pool.
 struct Overloaded: HTTPProblem {

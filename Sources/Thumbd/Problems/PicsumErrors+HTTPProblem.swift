@@ -1,4 +1,5 @@
 import HTTP
+import ThumbdCore
 
 extension PicsumCatalog.Missing: HTTPProblem {
     var problem: ProblemDetails {

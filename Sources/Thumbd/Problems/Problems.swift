@@ -1,4 +1,5 @@
 import HTTP
+import ThumbdCore
 
 enum Problems {
     /// The problem of any error: its own, or a 500 for one that has none.

@@ -1,4 +1,5 @@
 import HTTP
+import ThumbdCore
 
 extension S3Error: HTTPProblem {
     var problem: ProblemDetails {

@@ -1,4 +1,5 @@
 import HTTP
+import ThumbdCore
 
 extension ThumbnailFailure: HTTPProblem {
     var problem: ProblemDetails {

@@ -1,4 +1,5 @@
 import Synchronization
+import ThumbdCore
 
 /// Whether the server is draining (stopping after SIGTERM).
 final class DrainState: Sendable {

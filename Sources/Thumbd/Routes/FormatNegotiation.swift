@@ -1,6 +1,7 @@
 import Foundation
 import HTTP
 import Imaging
+import ThumbdCore
 import ThumbdProtocol
 
 /// `fm=auto`: AVIF, then JPEG XL, then WebP, when the `Accept` header names them with a q-value above 0

@@ -1,4 +1,5 @@
 import Foundation
+import ThumbdCore
 
 /// The gallery's "Use thumbd as your own Lorem Picsum" section: the URL forms, with links that
 /// work on this library (an image of it as the example, signed when signing is on), what ids

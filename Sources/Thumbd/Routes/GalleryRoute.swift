@@ -1,5 +1,7 @@
 import Foundation
 import HTTP
+import HTTPServer
+import ThumbdCore
 
 /// `GET /`: an HTML gallery of the library. A responsive grid of square thumbnails
 /// (lazy, with width and height, 1x and 2x candidates), each opening a large view with

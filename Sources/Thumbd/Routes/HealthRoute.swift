@@ -1,5 +1,7 @@
 import HTTP
+import HTTPServer
 import Synchronization
+import ThumbdCore
 
 /// `GET /health`: 200 while serving, 503 while draining, so balancers stop sending traffic.
 struct HealthRoute: Sendable {

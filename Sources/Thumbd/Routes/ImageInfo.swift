@@ -1,5 +1,6 @@
 import Cache
 import HTTP
+import ThumbdCore
 
 /// The JSON of `/v1/images/{path}` and `/v1/info?url=`: an image's facts, its original's
 /// ETag and the URL to fetch it by, as one representation with a strong ETag of its own.

@@ -1,4 +1,6 @@
 import HTTP
+import HTTPServer
+import ThumbdCore
 
 /// `GET /v1/images/{path}`: one library image's facts before any download (see `ImageInfo`).
 /// Path rules as `/img`. Answered from the worker pool: the facts of a version already seen

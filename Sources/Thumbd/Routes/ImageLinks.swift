@@ -1,4 +1,5 @@
 import HTTP
+import ThumbdCore
 import ThumbdProtocol
 import WireCoding
 

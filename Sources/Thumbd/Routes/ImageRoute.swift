@@ -1,4 +1,6 @@
 import HTTP
+import HTTPServer
+import ThumbdCore
 import ThumbdProtocol
 
 /// `GET /img/{path}`: with no transform parameters the library's original byte for byte; with
@@ -9,9 +11,8 @@ struct ImageRoute: Sendable {
     let targets: TargetMemo
     let authorization: TargetAuthorization
     let parser: TransformParser
-    /// The folder or the bucket.
-    let library: any LibraryBackend
-    let thumbnails: ThumbnailEndpoint
+    /// What the folder or the bucket resolves a path to, answered.
+    let answers: LibraryAnswers
 
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {
         do {
@@ -22,8 +23,8 @@ struct ImageRoute: Sendable {
             } else {
                 parsed = try parse(request)
             }
-            try library.answer(request, path: parsed.path, transform: parsed.transform, thumbnails: thumbnails,
-                               memo: parsed.identities, finish: nil, responder: responder)
+            try answers.answer(request, path: parsed.path, transform: parsed.transform, memo: parsed.identities,
+                               responder: responder)
         } catch {
             responder.respond(Problems.response(for: error))
         }

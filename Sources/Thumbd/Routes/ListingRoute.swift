@@ -1,5 +1,7 @@
 import Cache
 import HTTP
+import HTTPServer
+import ThumbdCore
 import ThumbdProtocol
 
 /// `GET /v1/images?page=1&limit=30`: the library's images as JSON, a page at a time, with a

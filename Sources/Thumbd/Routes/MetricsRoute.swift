@@ -1,4 +1,6 @@
 import HTTP
+import HTTPServer
+import ThumbdCore
 
 /// `GET /metrics`: the Prometheus text exposition. Request metrics are recorded as exchanges
 /// finish; the state worth reporting (cache tiers, queue, connections) is read here, at scrape.

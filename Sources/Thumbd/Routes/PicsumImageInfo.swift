@@ -1,4 +1,6 @@
 /// One image as Picsum's `/v2/list` and `info` describe it: the same fields, `id` a string.
+import ThumbdCore
+
 struct PicsumImageInfo: Encodable, Equatable {
     var id: String
     var author: String

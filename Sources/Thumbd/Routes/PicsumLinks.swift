@@ -1,4 +1,5 @@
 import HTTP
+import ThumbdCore
 import ThumbdProtocol
 
 /// The URLs Picsum's JSON and `Link` fields carry: absolute, on the host the request named

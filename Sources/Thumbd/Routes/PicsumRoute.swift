@@ -1,4 +1,6 @@
 import HTTP
+import HTTPServer
+import ThumbdCore
 import ThumbdProtocol
 
 /// The Lorem Picsum-compatible routes over the library (`picsum.enabled`), so apps written
@@ -15,9 +17,8 @@ struct PicsumRoute: Sendable {
     let signer: URLSigner?
     let authorization: TargetAuthorization
     let catalogs: PicsumCatalogs
-    /// The folder or the bucket.
-    let library: any LibraryBackend
-    let thumbnails: ThumbnailEndpoint
+    /// What the folder or the bucket resolves a path to, answered.
+    let answers: LibraryAnswers
     let defaults: TransformRequest.Defaults
     let links: ImageLinks
     let pool: WorkerPool
@@ -25,6 +26,8 @@ struct PicsumRoute: Sendable {
     var largestSide: Int { min(Self.maxSide, defaults.maxDimension) }
 
     func handle(_ request: HTTPRequest, route: Route, responder: HTTPResponder) {
+        // Every answer, whoever gives it, with Picsum's fields.
+        responder.finishing = PicsumFields.cors
         do {
             // Images and redirects are signed as /img is (the signature checked first);
             // listings are not, and their URLs come signed.
@@ -43,7 +46,7 @@ struct PicsumRoute: Sendable {
                 withCatalog(responder, atOnce: false) { catalog in list(request, page: page, limit: limit, catalog, responder) }
             }
         } catch {
-            responder.respond(PicsumFields.withCORS(Problems.response(for: error)))
+            responder.respond(Problems.response(for: error))
         }
     }
 
@@ -55,7 +58,7 @@ struct PicsumRoute: Sendable {
             do {
                 try body(catalog)
             } catch {
-                responder.respond(PicsumFields.withCORS(Problems.response(for: error)))
+                responder.respond(Problems.response(for: error))
             }
         }
         if atOnce, let catalog = catalogs.fresh() { return run(catalog) }
@@ -64,10 +67,10 @@ struct PicsumRoute: Sendable {
                 run(try catalogs.current())
             } catch {
                 // The store behind an S3 library down with no listing kept: its 503.
-                responder.respond(PicsumFields.withCORS(Problems.response(for: error)))
+                responder.respond(Problems.response(for: error))
             }
         }
-        if !accepted { responder.respond(PicsumFields.withCORS(Overloaded().response)) }
+        if !accepted { responder.respond(Overloaded().response) }
     }
 
     /// The image: the box filled from its centre, always exactly w x h (0: the original's side).
@@ -77,9 +80,8 @@ struct PicsumRoute: Sendable {
         let (width, height) = variant.size(forImageOf: entry.item.width, entry.item.height)
         let path = try LibraryPath(decoded: entry.item.path)
         let transform = try TransformRequest(variant.options(width: width, height: height), defaults: defaults)
-        try library.answer(request, path: path, transform: transform, thumbnails: thumbnails, memo: nil,
-                           finish: PicsumFields.image(id: entry.id, filename: variant.filename(id: entry.id, width: width, height: height)),
-                           responder: responder)
+        responder.finishing = PicsumFields.image(id: entry.id, filename: variant.filename(id: entry.id, width: width, height: height))
+        try answers.answer(request, path: path, transform: transform, memo: nil, responder: responder)
     }
 
     /// 302 to the chosen image's `/id/{id}/{w}/{h}.{ext}` (sizes resolved, effects kept),
@@ -92,7 +94,6 @@ struct PicsumRoute: Sendable {
         var headers = HTTPHeaders()
         headers.add(.location, signer?.sign(target) ?? target)
         headers.add(.cacheControl, "no-store")
-        PicsumFields.addCORS(to: &headers)
         responder.respond(HTTPResponse(status: .found, headers: headers))
     }
 
@@ -121,7 +122,6 @@ struct PicsumRoute: Sendable {
     static func json(_ body: String, headers: HTTPHeaders) -> HTTPResponse {
         var headers = headers
         headers.add(.cacheControl, "no-store")
-        PicsumFields.addCORS(to: &headers)
         return HTTPResponse(contentType: "application/json", body: body + "\n", headers: headers)
     }
 }

@@ -1,4 +1,7 @@
+import Clocks
 import HTTP
+import HTTPServer
+import ThumbdCore
 import ThumbdProtocol
 
 /// `GET /proxy?url=...&...`: a remote image from an allowed origin (fetched once for all

@@ -1,4 +1,6 @@
 import HTTP
+import HTTPServer
+import ThumbdCore
 import ThumbdProtocol
 import WireCoding
 

@@ -1,5 +1,7 @@
 import Cache
 import HTTP
+import HTTPServer
+import ThumbdCore
 import ThumbdProtocol
 import WireCoding
 

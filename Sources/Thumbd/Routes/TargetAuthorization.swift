@@ -1,4 +1,6 @@
+import Clocks
 import HTTP
+import ThumbdCore
 import ThumbdProtocol
 import WireCoding
 

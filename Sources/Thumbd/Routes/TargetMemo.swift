@@ -1,5 +1,6 @@
 import Cache
 import Synchronization
+import ThumbdCore
 import ThumbdProtocol
 
 /// What a valid `/img` target was parsed into, kept so that repeated requests (grids ask for

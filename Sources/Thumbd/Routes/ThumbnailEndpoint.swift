@@ -1,4 +1,6 @@
 import HTTP
+import HTTPServer
+import ThumbdCore
 import ThumbdProtocol
 
 /// What `/img` and `/proxy` share once they know the source and the transform: the request's
@@ -12,10 +14,9 @@ struct ThumbnailEndpoint: Sendable {
     /// Answers `request` with a thumbnail of `transform`: sizes from the request's Client
     /// Hints when it asks for them (a 400 when `w=auto` has none), the format negotiated from
     /// `Accept` when it says `fm=auto`; at once from a tier on a hit, later (from the worker
-    /// pool) otherwise. `finish`, when given, adds a route's own fields to the answer (the
-    /// Picsum routes'); `/img` and `/proxy` give none, so their hits stay as prepared.
+    /// pool) otherwise.
     func answer(_ request: HTTPRequest, transform: TransformRequest, of source: some ThumbnailSource,
-                responder: HTTPResponder, memo: IdentityMemo? = nil, finish: Finish? = nil) throws(ParameterError) {
+                responder: HTTPResponder, memo: IdentityMemo? = nil) throws(ParameterError) {
         let (resolved, dpr) = try transform.resolved(with: ClientHints(request.headers))
         var variance = AnswerVariance(negotiatedFormat: transform.negotiatesFormat)
         if let use = transform.hints {
@@ -31,26 +32,19 @@ struct ThumbnailEndpoint: Sendable {
                                          })
         let version = source.knownVersion
         if let hit = service.cached(thumbnail, of: source, at: version) {
-            var response = presenter.response(to: request, hit, variance: variance)
-            finish?(&response)
-            return responder.respond(response)
+            return responder.respond(presenter.response(to: request, hit, variance: variance))
         }
         // Freshness passed, but a tier holds it for the version last known: answered once the
         // source confirms that version, or at once if the source is slow (never behind transforms).
         if version == nil, let held = source.heldVersion, let hit = service.cached(thumbnail, of: source, at: held) {
             return service.revalidate(of: source, held: held, answerHeld: { [presenter, variance] in
-                var response = presenter.response(to: request, hit, variance: variance)
-                finish?(&response)
-                responder.respond(response)
-            }, miss: { [service, waiter = waiter(responder, request, variance, finish)] version in
+                responder.respond(presenter.response(to: request, hit, variance: variance))
+            }, miss: { [service, waiter = waiter(responder, request, variance)] version in
                 service.make(thumbnail, of: source, at: version, for: waiter)
             })
         }
-        service.make(thumbnail, of: source, at: version, for: waiter(responder, request, variance, finish))
+        service.make(thumbnail, of: source, at: version, for: waiter(responder, request, variance))
     }
-
-    /// Fields a route adds to each answer it gets from here.
-    typealias Finish = @Sendable (inout HTTPResponse) -> Void
 
     /// Answers `request` with the source as it is (a remote original), fetched once for
     /// every request that asks for it meanwhile.
@@ -58,13 +52,10 @@ struct ThumbnailEndpoint: Sendable {
         service.original(of: source, for: waiter(responder, request, .none))
     }
 
-    private func waiter(_ responder: HTTPResponder, _ request: HTTPRequest, _ variance: AnswerVariance,
-                        _ finish: Finish? = nil) -> ThumbnailService.Waiter {
+    private func waiter(_ responder: HTTPResponder, _ request: HTTPRequest, _ variance: AnswerVariance) -> ThumbnailService.Waiter {
         ThumbnailService.Waiter(isCancelled: { responder.isCancelled },
                                 deliver: { [presenter] answer in
-                                    var response = presenter.response(to: request, answer, variance: variance)
-                                    finish?(&response)
-                                    responder.respond(response)
+                                    responder.respond(presenter.response(to: request, answer, variance: variance))
                                 })
     }
 }

@@ -1,0 +1,48 @@
+import HTTP
+import HTTPServer
+import ThumbdCore
+import ThumbdProtocol
+
+/// How the routes over the library (`/img/{path}`, the Picsum images) turn what the backend
+/// resolves into an answer: an original as it is (a folder's file from its prepared response;
+/// a bucket's object passed through the store on a worker, `S3Passthrough`), or a thumbnail
+/// through the endpoint, after what its source needs prepared (on a worker).
+struct LibraryAnswers: Sendable {
+    let library: any LibraryBackend
+    let thumbnails: ThumbnailEndpoint
+    let pool: WorkerPool
+    let fields: ImageFields
+
+    func answer(_ request: HTTPRequest, path: LibraryPath, transform: TransformRequest?, memo: IdentityMemo?,
+                responder: HTTPResponder) throws {
+        guard let transform else { return try original(request, path: path, responder: responder) }
+        let resolved = try library.source(path, watermark: transform.options.watermark?.path)
+        guard let preparation = resolved.preparation else {
+            return try thumbnails.answer(request, transform: transform, of: resolved.source, responder: responder, memo: memo)
+        }
+        let accepted = pool.submit { [thumbnails] in
+            guard !responder.isCancelled else { return }
+            do {
+                if let failure = preparation() { throw failure }
+                try thumbnails.answer(request, transform: transform, of: resolved.source, responder: responder, memo: memo)
+            } catch {
+                responder.respond(Problems.response(for: error))
+            }
+        }
+        if !accepted { throw Overloaded() }
+    }
+
+    private func original(_ request: HTTPRequest, path: LibraryPath, responder: HTTPResponder) throws {
+        switch try library.original(path) {
+        case .file(let entry):
+            responder.respond(entry.original.response(to: request))
+        case .object(let object):
+            let passthrough = S3Passthrough(objects: object.objects, fields: fields)
+            let accepted = pool.submit {
+                guard !responder.isCancelled else { return }
+                responder.respond(passthrough.response(to: request, key: object.key))
+            }
+            if !accepted { throw Overloaded() }
+        }
+    }
+}

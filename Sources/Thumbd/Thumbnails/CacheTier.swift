@@ -1,4 +1,0 @@
-/// The cache tier an answer came from.
-enum CacheTier: String, Sendable {
-    case memory, disk
-}

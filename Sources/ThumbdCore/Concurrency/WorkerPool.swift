@@ -1,0 +1,80 @@
+import CSystem
+import DequeModule
+import Dispatch
+import Foundation
+import Locking
+import Synchronization
+
+/// A fixed set of threads running CPU-bound jobs (transforms) behind a bounded queue.
+/// Event loops never run these jobs, so requests that need no transform never wait.
+public final class WorkerPool: Sendable {
+    private struct State {
+        package var jobs = Deque<@Sendable () -> Void>()
+        package var running = 0
+        package var stopped = false
+        package var waiting: Int { jobs.count }
+    }
+
+    public let workers: Int
+    public let queueLimit: Int
+    private let state = Locked(State())
+    private let available = DispatchSemaphore(value: 0)
+
+    public init(workers: Int, queueLimit: Int) {
+        self.workers = max(1, workers)
+        self.queueLimit = max(0, queueLimit)
+        for index in 0..<self.workers {
+            let thread = Thread { [self] in work() }
+            thread.name = "thumbd-worker-\(index)"
+            // libvips' own stack needs room for large images.
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+    }
+
+    /// Queues `job`; false when the queue is full (the caller answers 503).
+    public func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
+        let accepted = state.withLock { s -> Bool in
+            // In flight = running + waiting; room for every worker plus the queue.
+            guard !s.stopped, s.running + s.waiting < workers + queueLimit else { return false }
+            s.jobs.append(job)
+            return true
+        }
+        if accepted { available.signal() }
+        return accepted
+    }
+
+    /// Jobs waiting for a worker.
+    public var queueDepth: Int { state.withLock { $0.waiting } }
+    /// Jobs being run.
+    public var running: Int { state.withLock { $0.running } }
+
+    /// Lets the threads finish their current job and exit.
+    public func stop() {
+        state.withLock { $0.stopped = true }
+        for _ in 0..<workers { available.signal() }
+    }
+
+    private func work() {
+        while true {
+            available.wait()
+            let job = state.withLock { s -> (@Sendable () -> Void)? in
+                if s.stopped { return nil }
+                guard let job = s.jobs.popFirst() else { return nil }
+                s.running += 1
+                return job
+            }
+            guard let job else {
+                if state.withLock({ $0.stopped }) { return }
+                continue
+            }
+            job()
+            let idle = state.withLock { s -> Bool in
+                s.running -= 1
+                return s.running == 0 && s.waiting == 0
+            }
+            // Decoding a large photo can take 100+ MB; hand it back once nothing else runs.
+            if idle { csys_release_free_memory() }
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import FileSystem
+import Foundation
+import Imaging
+
+/// The library folder as the index reads it: its regular files (symlinks are not listed: they
+/// may point anywhere; hidden names are skipped, as the library refuses them), read whole.
+package struct FolderCatalog: LibraryCatalog {
+    package let root: String
+
+    package init(root: String) {
+        self.root = URL(fileURLWithPath: root).standardizedFileURL.path
+    }
+
+    package func entries() -> [LibraryIndex.Entry] {
+        var entries: [LibraryIndex.Entry] = []
+        DirectoryWalker.walk(root) { file in
+            entries.append(LibraryIndex.Entry(path: file.path, version: Self.identity(file.version), tag: file.version.tag,
+                                              size: file.version.size))
+        }
+        return entries
+    }
+
+    package func read(_ entry: LibraryIndex.Entry) -> (bytes: [UInt8], format: ImageFormat)? {
+        guard let file = FileDescriptor(adopting: open(root + "/" + entry.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) else { return nil }
+        let fd = file.raw
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_size > 0, st.st_size < Int64(Int32.max) else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
+        let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        guard n == bytes.count, let format = ImageFormat.sniff(bytes) else { return nil }
+        return (bytes, format)
+    }
+
+    /// A file version as the index compares it: every field of it, so that a rewrite (which
+    /// moves the change time) or another inode at the same path is a new version.
+    package static func identity(_ version: FileVersion) -> String {
+        "\(version.device):\(version.inode):\(version.size):\(version.modifiedNanos):\(version.changedNanos)"
+    }
+}

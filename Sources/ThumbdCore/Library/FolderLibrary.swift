@@ -1,0 +1,47 @@
+import Clocks
+import HTTP
+import ThumbdProtocol
+
+/// A library folder: originals straight from their files (kept open, checked against a stat
+/// on every request), thumbnails of them, the listing from walking the tree.
+package struct FolderLibrary: LibraryBackend {
+    package let files: LibraryFileCache
+    package let index: LibraryIndex
+    package let clock: any MonotonicClock
+
+    package var watermarks: any WatermarkImages { LibraryWatermarks(files: files) }
+
+    /// `smallOriginals`: bytes of small files kept in memory; `fields`: the response fields of an
+    /// original of a media type (the app's image fields).
+    package init(library: ImageLibrary, fields: @escaping @Sendable (String) -> HTTPHeaders, smallOriginals: Int,
+                 clock: any MonotonicClock) {
+        files = LibraryFileCache(library: library, fields: fields, capacityBytes: smallOriginals)
+        index = LibraryIndex(catalog: FolderCatalog(root: library.rootPath), clock: clock)
+        self.clock = clock
+    }
+
+    package func original(_ path: LibraryPath) throws -> LibraryOriginal { .file(try files.lookup(path)) }
+
+    package func source(_ path: LibraryPath, watermark: String?) throws -> ResolvedSource {
+        ResolvedSource(source: LibrarySource(path: path, entry: try files.lookup(path), clock: clock), preparation: nil)
+    }
+
+    package func info(_ path: LibraryPath) throws -> LibraryImageInfo {
+        let entry = try files.lookup(path)
+        let version = FolderCatalog.identity(entry.file.version)
+        let facts: ImageFacts
+        if let known = index.knownFacts(of: path.value, version: version) {
+            facts = known
+        } else {
+            guard let bytes = entry.content ?? entry.readAll() else { throw LibraryChange.changedWhileRead }
+            facts = try index.readFacts(of: path.value, version: version, tag: entry.file.version.tag, bytes: bytes,
+                                        format: entry.file.format)
+        }
+        return LibraryImageInfo(facts: facts, originalETag: entry.etag.description, lastModified: entry.lastModified)
+    }
+
+    package func sourceName(_ path: LibraryPath) -> SourceName { .library(path.value) }
+
+    /// The original is the file itself, never in a cache tier.
+    package func forget(_ path: LibraryPath) -> Int { 0 }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import Imaging
+import ThumbHash
+
+/// What an app wants to know of an image before it downloads anything, and what the listing
+/// and the gallery show: its size after orientation, format, alpha, frames, and a
+/// placeholder (a ThumbHash and an average colour) to paint until the image arrives, and who
+/// made it (the Picsum routes' `author`).
+/// Computed once per file version (it decodes a 100-px preview).
+package struct ImageFacts: Sendable, Equatable {
+    package var width: Int
+    package var height: Int
+    /// EXIF orientation as stored, 1...8.
+    package var orientation: Int
+    package var format: ImageFormat
+    package var bytes: Int64
+    package var alpha: Bool
+    package var frames: Int
+    /// ThumbHash bytes.
+    package var placeholder: [UInt8]
+    /// `#rrggbb`.
+    package var color: String
+    /// EXIF Artist, else XMP `dc:creator`; empty when the image names nobody.
+    package var author: String
+
+    /// Reads the facts of encoded bytes. Decodes a small preview: a worker thread calls it.
+    package static func read(_ data: [UInt8], format: ImageFormat, bytes: Int64) throws(ImagingError) -> ImageFacts {
+        let header = try ImageHeader.read(data)
+        let preview = try ImagePreview.make(data, maxSide: 100)
+        let hash = ThumbHash.encode(width: preview.width, height: preview.height, rgba: preview.rgba)
+        let (width, height) = header.orientedSize
+        return ImageFacts(width: width, height: height, orientation: header.orientation, format: format, bytes: bytes,
+                          alpha: header.hasAlpha, frames: header.pages, placeholder: hash, color: preview.averageColor,
+                          author: ImageAuthor.read(data))
+    }
+
+    /// A PNG of the decoded hash (32 px on its longer side), base64 in a `data:` URI; empty
+    /// when it cannot be rendered.
+    package static func dataURI(rendering hash: [UInt8]) -> String {
+        guard let decoded = ThumbHash.decode(hash),
+              let png = try? ImageSynthesis.image(width: decoded.width, height: decoded.height, bands: 4, pixels: decoded.rgba)
+                  .encode(.png)
+        else { return "" }
+        return "data:image/png;base64," + Data(png).base64EncodedString()
+    }
+
+    package var placeholderBase64: String { Data(placeholder).base64EncodedString() }
+
+    package init(width: Int, height: Int, orientation: Int, format: ImageFormat, bytes: Int64, alpha: Bool, frames: Int, placeholder: [UInt8], color: String, author: String) {
+        self.width = width
+        self.height = height
+        self.orientation = orientation
+        self.format = format
+        self.bytes = bytes
+        self.alpha = alpha
+        self.frames = frames
+        self.placeholder = placeholder
+        self.color = color
+        self.author = author
+    }
+}

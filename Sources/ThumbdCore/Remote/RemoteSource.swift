@@ -1,0 +1,33 @@
+import Clocks
+import HTTP
+
+/// A remote original as a thumbnail source: its version is known without a fetch while it
+/// is fresh; otherwise `load` fetches or revalidates it (once for every size asked of it at
+/// the same time).
+package struct RemoteSource: ThumbnailSource {
+    package let url: String
+    package let originals: RemoteOriginals
+    package let clock: any MonotonicClock
+
+    package var name: SourceName { .remote(url) }
+
+    package var knownVersion: SourceVersion? { originals.freshVersion(url) }
+
+    package var heldVersion: SourceVersion? { originals.lastVersion(url) }
+
+    package func load() -> Result<LoadedSource, ThumbnailFailure> {
+        let started = clock.now()
+        switch originals.original(url) {
+        case .success(let found):
+            return .success(LoadedSource(original: found.original, tier: found.tier, seconds: clock.now() - started))
+        case .failure(let failure):
+            return .failure(.source(failure))
+        }
+    }
+
+    package init(url: String, originals: RemoteOriginals, clock: any MonotonicClock) {
+        self.url = url
+        self.originals = originals
+        self.clock = clock
+    }
+}

@@ -1,0 +1,156 @@
+import Clocks
+import CurlShim
+import Foundation
+import HTTP
+import WireCoding
+
+/// Signed requests to one bucket of an S3-compatible store. libcurl computes the AWS
+/// Signature V4 itself (`CURLOPT_AWS_SIGV4`); thumbd encodes what is signed (the key's path,
+/// the listing's query sorted and encoded), because libcurl signs the URL as given. The keys
+/// live here and in libcurl only: no message, log line or metric carries them. Blocking:
+/// worker threads call it.
+package struct S3Client: Sendable {
+    package enum Defaults {
+        package static let region = "us-east-1"
+        /// ListObjectsV2's own maximum.
+        package static let listPageSize = 1000
+    }
+
+    package enum Operation: String, Sendable {
+        case get, head, list
+    }
+
+    package let location: S3Location
+    package let endpoint: S3Endpoint
+    package let region: String
+    private let accessKey: String
+    private let secretKey: String
+    package let connectTimeout: Double
+    package let timeout: Double
+    /// Records each request's outcome and duration (metrics), if set.
+    package let metrics: ThumbdMetrics?
+    /// Times each request for the metrics.
+    package let clock: any MonotonicClock
+
+    private static let started: Bool = tf_global_init() == 0
+
+    package init(location: S3Location, endpoint: S3Endpoint, region: String, accessKey: String, secretKey: String,
+         connectTimeout: Double, timeout: Double, metrics: ThumbdMetrics? = nil, clock: any MonotonicClock = SystemClock()) {
+        self.location = location
+        self.endpoint = endpoint
+        self.region = region
+        self.accessKey = accessKey
+        self.secretKey = secretKey
+        self.connectTimeout = connectTimeout
+        self.timeout = timeout
+        self.metrics = metrics
+        self.clock = clock
+    }
+
+    /// The same client, recording into `metrics`.
+    package func recording(to metrics: ThumbdMetrics) -> S3Client {
+        S3Client(location: location, endpoint: endpoint, region: region, accessKey: accessKey, secretKey: secretKey,
+                 connectTimeout: connectTimeout, timeout: timeout, metrics: metrics, clock: clock)
+    }
+
+    /// The object `key`, whatever the status (the caller reads 304, 206, 412, 416 and the rest);
+    /// throws when no answer came or the body passed `maxBytes`. `fields` are sent as given
+    /// (Range, If-None-Match, ...).
+    package func object(_ key: String, head: Bool = false, fields: [(HTTPFieldName, String)] = [], maxBytes: Int) throws(S3Error) -> S3Response {
+        try send(endpoint.bucketURL(location.bucket) + "/" + PercentCoding.encode(key, keepingSlashes: true),
+                 operation: head ? .head : .get, fields: fields, maxBytes: maxBytes)
+    }
+
+    /// One page of the keys under `prefix` (ListObjectsV2), after `token` (the previous page's).
+    package func list(prefix: String, after token: String?, maxKeys: Int = Defaults.listPageSize) throws(S3Error) -> S3ListPage {
+        let response = try send(endpoint.listingURL(location.bucket) + "?" + Self.listQuery(prefix: prefix, token: token, maxKeys: maxKeys),
+                                operation: .list, fields: [], maxBytes: 64 << 20)
+        guard response.status == 200 else { throw response.failure }
+        guard let page = S3ListPage(xml: response.body) else { throw .unavailable("the store's listing could not be read") }
+        return page
+    }
+
+    /// The query of a listing as SigV4 signs it: names in order, values encoded (upper-case
+    /// hex, `/` as `%2F`, space as `%20`).
+    package static func listQuery(prefix: String, token: String?, maxKeys: Int) -> String {
+        var items: [(String, String)] = [("list-type", "2"), ("max-keys", String(maxKeys))]
+        if let token { items.append(("continuation-token", token)) }
+        if !prefix.isEmpty { items.append(("prefix", prefix)) }
+        return items.sorted { $0.0 < $1.0 }
+            .map { $0.0 + "=" + PercentCoding.encode($0.1, keepingSlashes: false) }
+            .joined(separator: "&")
+    }
+
+    /// One signed listing of at most one key: what `serve` asks at start, so that wrong keys,
+    /// a wrong bucket or a missing permission stop it with S3's own error code.
+    package func checkAccess() throws(S3Error) {
+        _ = try list(prefix: location.prefix, after: nil, maxKeys: 1)
+    }
+
+    private func send(_ url: String, operation: Operation, fields: [(HTTPFieldName, String)], maxBytes: Int) throws(S3Error) -> S3Response {
+        _ = Self.started
+        let started = clock.now()
+        var response = tf_s3_response()
+        let lines = fields.map { "\($0.0.text): \($0.1)" }
+        withCStrings(lines) { headers in
+            url.withCString { url in
+                "aws:amz:\(region):s3".withCString { sigv4 in
+                    accessKey.withCString { access in
+                        secretKey.withCString { secret in
+                            var request = tf_s3_request(url: url, head: operation == .head ? 1 : 0, sigv4: sigv4, access_key: access,
+                                                        secret_key: secret, headers: headers,
+                                                        connect_timeout_ms: max(1, Int(connectTimeout * 1000)),
+                                                        total_timeout_ms: max(1, Int(timeout * 1000)), max_bytes: maxBytes)
+                            tf_s3_fetch(&request, &response)
+                        }
+                    }
+                }
+            }
+        }
+        defer { tf_s3_response_free(&response) }
+        let seconds = clock.now() - started
+        func text<T>(_ field: T) -> String? {
+            withUnsafeBytes(of: field) { raw in
+                let s = String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                return s.isEmpty ? nil : s
+            }
+        }
+        let failure: S3Error? = switch response.error {
+        case TF_OK: nil
+        case TF_TOO_LARGE: .tooLarge(limit: maxBytes)
+        case TF_TIMEOUT: .unavailable("the store did not answer within \(DecimalText.format(timeout)) s")
+        default: .unavailable("cannot reach the store at \(endpoint.description): \(text(response.message) ?? "connection failed")")
+        }
+        if let failure {
+            metrics?.recordS3Request(operation: operation.rawValue, result: failure.metricLabel, seconds: seconds)
+            throw failure
+        }
+        let answer = S3Response(status: Int(response.status),
+                                body: response.body.map { Array(UnsafeBufferPointer(start: $0, count: response.body_length)) } ?? [],
+                                etag: text(response.etag), lastModified: text(response.last_modified),
+                                contentType: text(response.content_type),
+                                contentLength: response.content_length >= 0 ? Int64(response.content_length) : nil,
+                                contentRange: text(response.content_range))
+        metrics?.recordS3Request(operation: operation.rawValue, result: Self.label(answer), seconds: seconds)
+        return answer
+    }
+
+    /// The metric label of an answer's status.
+    package static func label(_ answer: S3Response) -> String {
+        switch answer.status {
+        case 200, 206: "ok"
+        case 304: "not_modified"
+        case 412: "precondition_failed"
+        case 416: "range_not_satisfiable"
+        default: answer.failure.metricLabel
+        }
+    }
+}
+
+/// `strings` as a NULL-terminated array of C strings, for the duration of `body`.
+private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+    let copies = strings.map { strdup($0) }
+    defer { copies.forEach { free($0) } }
+    let pointers: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } } + [nil]
+    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+}

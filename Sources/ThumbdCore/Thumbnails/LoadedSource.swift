@@ -1,0 +1,16 @@
+/// Source bytes, read or fetched, with the step that got them.
+package struct LoadedSource: Sendable {
+    package var version: SourceVersion
+    package var bytes: [UInt8]
+    package var step: WorkStep
+    /// The cache tier the bytes came from, for a remote original used without asking the
+    /// origin; nil for a library file or an original the origin just sent or confirmed.
+    package var tier: CacheTier? = nil
+
+    package init(version: SourceVersion, bytes: [UInt8], step: WorkStep, tier: CacheTier? = nil) {
+        self.version = version
+        self.bytes = bytes
+        self.step = step
+        self.tier = tier
+    }
+}

@@ -1,0 +1,14 @@
+import Imaging
+
+/// Why a thumbnail could not be had. Each case knows its HTTP problem (see Problems/).
+package enum ThumbnailFailure: Error, Sendable {
+    /// The source could not be read or fetched.
+    case source(any Error & Sendable)
+    case sourceTooLarge(bytes: Int, limit: Int)
+    case imaging(ImagingError)
+    /// The transform's working-memory estimate alone is over the transform budget
+    /// (`limits.transform_memory_bytes`): it is refused before anything is decoded.
+    case workingMemory(needed: Int, limit: Int)
+    /// The worker queue is full.
+    case overloaded
+}

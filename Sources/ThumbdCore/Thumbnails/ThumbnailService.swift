@@ -1,0 +1,335 @@
+import Cache
+import Clocks
+import Dispatch
+import HTTP
+import Imaging
+import Logging
+import Synchronization
+
+/// Thumbnails of any source: looked up in the memory tier, then the disk tier; on a miss
+/// made on the worker pool, once for every request that asks for the same thumbnail while
+/// it is being made, counted and timed in the metrics, and stored in both tiers.
+package final class ThumbnailService: Sendable {
+    package struct Limits: Sendable {
+        /// Sources over this many bytes are refused (413).
+        package var maxSourceBytes: Int
+        /// Sources over this many pixels are refused (422) from their header alone, and so are
+        /// outputs (every frame counted).
+        package var maxSourcePixels: Int
+        /// Outputs wider or taller (after resizing, rotation and padding) are refused (422)
+        /// before anything is decoded.
+        package var maxDimension: Int = .max
+        /// Animations (`anim=1`) with more frames are refused (422).
+        package var maxFrames: Int = .max
+        /// `output.shared_decode`: misses of one source queued together made from one decode.
+        /// Off by default: their bytes (and so their ETags) differ from the same sizes made alone.
+        package var sharesDecodes = false
+
+        package init(maxSourceBytes: Int, maxSourcePixels: Int, maxDimension: Int = .max, maxFrames: Int = .max,
+                     sharesDecodes: Bool = false) {
+            self.maxSourceBytes = maxSourceBytes
+            self.maxSourcePixels = maxSourcePixels
+            self.maxDimension = maxDimension
+            self.maxFrames = maxFrames
+            self.sharesDecodes = sharesDecodes
+        }
+    }
+
+    package typealias Waiter = SingleFlight<ThumbnailAnswer>.Waiter
+
+    package let store: VariantStore
+    package let pool: WorkerPool
+    /// The transforms' working memory, bounded (`limits.transform_memory_bytes`).
+    package let memory: MemoryBudget
+    package let flights = SingleFlight<ThumbnailAnswer>()
+    /// Misses queued per source (and page), made together from one load and one decode.
+    package let batches = SourceBatches()
+    /// Transforms run to completion (successful or not); dropped and refused ones do not count.
+    package let transformsRun = Counter()
+    /// Transforms stopped while they ran because nobody wanted them any more.
+    package let transformsCancelled = Counter()
+    /// Held thumbnails answered before their source confirmed its version (it was slow or down).
+    package let staleAnswers = Counter()
+    /// Sources asked again for a held thumbnail's version: off the worker pool, so that a
+    /// held thumbnail never waits behind transforms.
+    private let revalidations = DispatchQueue(label: "thumbd.revalidations", attributes: .concurrent)
+    /// How long a held thumbnail waits for its source to confirm its version before it is
+    /// answered as it is.
+    package static let heldAnswerBound = 0.5
+    private let limits: Limits
+    private let metrics: ThumbdMetrics
+    private let clock: any MonotonicClock
+    private let logger: Logger
+
+    package init(store: VariantStore, pool: WorkerPool, memory: MemoryBudget, limits: Limits,
+         metrics: ThumbdMetrics, clock: any MonotonicClock, logger: Logger) {
+        self.store = store
+        self.pool = pool
+        self.memory = memory
+        self.limits = limits
+        self.metrics = metrics
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// The cached thumbnail, when the source's version is known without blocking (`version`,
+    /// read once per request from `source.knownVersion`) and a tier holds it. Cheap: the event
+    /// loop answers hits with it.
+    package func cached(_ request: ThumbnailRequest, of source: some ThumbnailSource, at version: SourceVersion?) -> VariantStore.Hit? {
+        guard let version else { return nil }
+        return store.lookup(request.identity(of: source.name, at: version).key)
+    }
+
+    /// Makes the thumbnail on the worker pool (or joins the making under way) and hands the
+    /// answer to `waiter`. Work nobody waits for any more by the time it starts is skipped.
+    package func make(_ request: ThumbnailRequest, of source: some ThumbnailSource, at version: SourceVersion?, for waiter: Waiter) {
+        if let bytes = version?.byteCount, bytes > limits.maxSourceBytes {
+            return waiter.deliver(.failed(.sourceTooLarge(bytes: bytes, limit: limits.maxSourceBytes)))
+        }
+        let flight = version.map { request.identity(of: source.name, at: $0).key.hash }
+            ?? ThumbnailIdentity.flightKey(source: source.name, request: request)
+        let item = SourceBatches.Item(flight: flight, request: request, versionKnownEarlier: version != nil)
+        guard limits.sharesDecodes else {
+            return run(flight, waiter) { [self] in produce([item], of: source) }
+        }
+        guard flights.join(flight, waiter) else { return }
+        let batch = "\(source.name.text)|\(request.transform.options.page)"
+        // A worker making this source takes it.
+        guard batches.add(batch, item) else { return }
+        let accepted = pool.submit { [self] in
+            // Another miss of this source started first and makes this one too (now or next).
+            guard var items = batches.take(batch, for: flight) else { return }
+            while true {
+                let wanted = items.filter { !flights.abandonIfUnwanted($0.flight) }
+                if !wanted.isEmpty { produce(wanted, of: source, joining: { batches.arrived(batch) }) }
+                guard let queued = batches.next(batch) else { return }
+                items = queued
+            }
+        }
+        if !accepted, batches.remove(batch, flight) {
+            flights.finish(flight, with: .failed(.overloaded))
+        }
+    }
+
+    /// A thumbnail a tier holds for `held`, the source's last known version, whose freshness
+    /// has passed: the source is asked again in the background (off the worker pool); the held
+    /// thumbnail is answered (`answerHeld`) once it confirms that version, or after
+    /// `heldAnswerBound` when it has not (slow or down: counted in `staleAnswers`), or when it
+    /// fails; a changed version goes to `miss`, to be made.
+    package func revalidate(of source: some ThumbnailSource, held: SourceVersion, answerHeld: @escaping @Sendable () -> Void,
+                    miss: @escaping @Sendable (SourceVersion) -> Void) {
+        let answered = Atomic<Bool>(false)
+        let first: @Sendable () -> Bool = { !answered.exchange(true, ordering: .acquiringAndReleasing) }
+        let stale: @Sendable () -> Void = { [staleAnswers] in
+            if first() {
+                staleAnswers.increment()
+                answerHeld()
+            }
+        }
+        revalidations.async {
+            // A HEAD where the source has one, else the load (a remote original's conditional
+            // GET: a 304 keeps the version held).
+            switch source.checkedVersion() ?? source.load().map(\.version) {
+            case .success(let version) where version.tag == held.tag: if first() { answerHeld() }
+            case .success(let version): if first() { miss(version) }
+            case .failure: stale()
+            }
+        }
+        // On a queue of its own: the revalidations' threads may all be blocked on the store.
+        DispatchQueue.global(qos: .userInitiated).asyncAfter(deadline: .now() + Self.heldAnswerBound, execute: stale)
+    }
+
+    /// The source as it is (a remote original without parameters), fetched on the pool once
+    /// for every request that asks for it meanwhile.
+    package func original(of source: some ThumbnailSource, for waiter: Waiter) {
+        let flight = source.name.text + "|original"
+        run(flight, waiter) { [flights] in
+            switch source.load() {
+            case .failure(let failure):
+                flights.finish(flight, with: .failed(failure))
+            case .success(let loaded):
+                let variant = CachedVariant(bytes: loaded.bytes,
+                                            contentType: loaded.version.format?.mediaType ?? "application/octet-stream",
+                                            etag: ThumbnailIdentity.originalETag(sourceVersion: loaded.version.tag),
+                                            lastModified: loaded.version.lastModified)
+                flights.finish(flight, with: .variant(VariantAnswer(variant: variant, tier: loaded.tier, steps: [loaded.step])))
+            }
+        }
+    }
+
+    /// Joins `flight` (or starts it: `work` on the pool, which finishes the flight).
+    private func run(_ flight: String, _ waiter: Waiter, _ work: @escaping @Sendable () -> Void) {
+        guard flights.join(flight, waiter) else { return }
+        let accepted = pool.submit { [flights] in
+            if flights.abandonIfUnwanted(flight) { return }
+            work()
+        }
+        if !accepted { flights.finish(flight, with: .failed(.overloaded)) }
+    }
+
+    /// Worker thread: misses of one source (one, or several queued together: a grid's 1x, 2x
+    /// and detail sizes), each flight finished as soon as it is settled. The source's version
+    /// where it can be had without the bytes, and what a tier holds for it answered; else the
+    /// source loaded once, then what a tier holds answered (when the version was not known
+    /// before loading, another size may have made it meanwhile), misses of the source that
+    /// arrived during the load joined (`joining`), and the rest transformed, several from one
+    /// shared decode (`SharedDecode`) where they can share it.
+    private func produce(_ items: [SourceBatches.Item], of source: some ThumbnailSource,
+                         joining: () -> [SourceBatches.Item] = { [] }) {
+        var pending = items
+        func answerAll(_ answer: ThumbnailAnswer) {
+            for item in pending { flights.finish(item.flight, with: answer) }
+        }
+        func answerFromTiers(_ version: SourceVersion) {
+            pending.removeAll { item in
+                guard let found = store.variant(item.request.identity(of: source.name, at: version).key) else { return false }
+                flights.finish(item.flight, with: .variant(VariantAnswer(variant: found.variant, tier: found.tier, steps: [])))
+                return true
+            }
+        }
+        let everyVersionKnown = items.allSatisfy(\.versionKnownEarlier)
+        if !everyVersionKnown, let checked = source.checkedVersion() {
+            switch checked {
+            case .failure(let failure): return answerAll(.failed(failure))
+            case .success(let version): answerFromTiers(version)
+            }
+            if pending.isEmpty { return }
+        }
+        let loaded: LoadedSource
+        switch source.load() {
+        case .success(let value): loaded = value
+        case .failure(let failure): return answerAll(.failed(failure))
+        }
+        guard loaded.bytes.count <= limits.maxSourceBytes else {
+            return answerAll(.failed(.sourceTooLarge(bytes: loaded.bytes.count, limit: limits.maxSourceBytes)))
+        }
+        let late = joining().filter { !flights.abandonIfUnwanted($0.flight) }
+        pending += late
+        if !everyVersionKnown || !late.isEmpty {
+            answerFromTiers(loaded.version)
+            if pending.isEmpty { return }
+        }
+        let identities = pending.map { $0.request.identity(of: source.name, at: loaded.version) }
+        var planned: [PlannedTransform] = []
+        for (item, identity) in zip(pending, identities) {
+            switch plan(loaded, identity, item) {
+            case .success(let transform): planned.append(transform)
+            case .failure(let failure): finish(item.flight, failed: failure, identity: identity, since: clock.now())
+            }
+        }
+        // Several sizes from one decode, held while each is made: one reservation for the
+        // decode and the largest of them covers the batch.
+        if planned.count > 1, let decodeBytes = SharedDecode.estimate(header: planned[0].header, for: planned.map(\.identity.options)) {
+            let flightsOfBatch = planned.map(\.item.flight)
+            let unwanted: @Sendable () -> Bool = { [flights] in flightsOfBatch.allSatisfy(flights.isUnwanted) }
+            let reserved = memory.withReserved(decodeBytes + planned.map(\.estimate).max()!, abandoned: unwanted) {
+                let shared = try? SharedDecode(loaded.bytes, header: planned[0].header, for: planned.map(\.identity.options),
+                                               stop: StopCheck(unwanted))
+                for transform in planned { make(transform, from: loaded, shared: shared, reserved: true) }
+            }
+            switch reserved {
+            case .success: return
+            case .failure(.abandoned): return planned.forEach { _ = flights.abandonIfUnwanted($0.item.flight) }
+            case .failure(.overLimit): break  // each made alone, if it fits alone
+            }
+        }
+        for transform in planned { make(transform, from: loaded, shared: nil, reserved: false) }
+    }
+
+    /// A transform whose source header and output passed the limits, with its working-memory
+    /// estimate, ready to run.
+    private struct PlannedTransform {
+        package let item: SourceBatches.Item
+        package let identity: ThumbnailIdentity
+        package let header: ImageHeader
+        package let watermark: [UInt8]?
+        package let estimate: Int
+    }
+
+    /// The header and the output it asks for checked against the limits, the watermark read
+    /// and the working memory estimated: everything decided before a pixel is decoded.
+    private func plan(_ source: LoadedSource, _ identity: ThumbnailIdentity,
+                      _ item: SourceBatches.Item) -> Result<PlannedTransform, ThumbnailFailure> {
+        let options = identity.options
+        do throws(ImagingError) {
+            let header = try ImageTransformer.checkedHeader(source.bytes, maxPixels: limits.maxSourcePixels,
+                                                            animated: options.keepsFrames, maxFrames: limits.maxFrames,
+                                                            page: options.page)
+            try OutputGeometry(header: header, options: options).check(maxDimension: limits.maxDimension,
+                                                                        maxPixels: limits.maxSourcePixels)
+            var watermark: (bytes: [UInt8], header: ImageHeader)?
+            if options.watermark != nil {
+                guard let bytes = item.request.watermark?.bytes() else {
+                    throw ImagingError.badParameter(name: "wm", detail: "the watermark image cannot be read")
+                }
+                // A watermark is decoded like a source: the same limits, from its header.
+                guard bytes.count <= limits.maxSourceBytes else {
+                    throw ImagingError.badParameter(name: "wm", detail: "the watermark image is \(bytes.count) bytes, over the limit of \(limits.maxSourceBytes)")
+                }
+                watermark = (bytes, try ImageTransformer.checkedHeader(bytes, maxPixels: limits.maxSourcePixels))
+            }
+            let estimate = WorkingMemory.estimate(header: header, options: options, sourceBytes: source.bytes.count,
+                                                  watermark: watermark?.header, watermarkBytes: watermark?.bytes.count ?? 0)
+            return .success(PlannedTransform(item: item, identity: identity, header: header, watermark: watermark?.bytes,
+                                             estimate: estimate))
+        } catch {
+            return .failure(.imaging(error))
+        }
+    }
+
+    /// Runs one planned transform (reserving its working memory unless the batch did) and
+    /// finishes its flight: stored and answered, or failed. Worker thread.
+    private func make(_ transform: PlannedTransform, from source: LoadedSource, shared: SharedDecode?, reserved: Bool) {
+        let flight = transform.item.flight, identity = transform.identity
+        // Its clients may have gone while the source loaded or others were made.
+        if flights.abandonIfUnwanted(flight) { return }
+        let started = clock.now()
+        // Stopped while it runs once nobody wants it (clients gone, response timed out).
+        let stop = StopCheck { [flights] in flights.isUnwanted(flight) }
+        func run() throws(ImagingError) -> ImageTransformer.Output {
+            defer { transformsRun.increment() }
+            return try ImageTransformer.transform(source.bytes, header: transform.header, options: identity.options,
+                                                  watermark: transform.watermark, shared: shared, stop: stop)
+        }
+        let output: ImageTransformer.Output
+        do throws(ImagingError) {
+            if reserved {
+                output = try run()
+            } else {
+                switch try memory.withReserved(transform.estimate, abandoned: { flights.abandonIfUnwanted(flight) }, run) {
+                case .success(let made): output = made
+                case .failure(.abandoned): return  // its flight is released
+                case .failure(.overLimit(let needed, let limit)):
+                    return finish(flight, failed: .workingMemory(needed: needed, limit: limit), identity: identity, since: started)
+                }
+            }
+        } catch .cancelled {
+            transformsCancelled.increment()
+            // Someone may have joined as it stopped: they are told to ask again.
+            if flights.abandonIfUnwanted(flight) { return }
+            return finish(flight, failed: .imaging(.cancelled), identity: identity, since: started)
+        } catch {
+            return finish(flight, failed: .imaging(error), identity: identity, since: started)
+        }
+        let seconds = clock.now() - started
+        var final = identity.options
+        final.format = output.format
+        final.normalize()
+        let variant = CachedVariant(bytes: output.bytes, contentType: output.format.mediaType,
+                                    etag: ThumbnailIdentity.etag(sourceVersion: identity.versions, options: final,
+                                                                 sharedDecode: output.sharedDecode),
+                                    lastModified: source.version.lastModified)
+        metrics.recordTransform(format: output.format.rawValue, ok: true, seconds: seconds)
+        store.store(identity.key, variant)
+        flights.finish(flight, with: .variant(VariantAnswer(variant: variant, tier: nil, steps: [source.step, .transform(seconds)])))
+    }
+
+    /// A transform that gave no variant, counted and answered.
+    private func finish(_ flight: String, failed failure: ThumbnailFailure, identity: ThumbnailIdentity, since started: Double) {
+        metrics.recordTransform(format: identity.options.format?.rawValue ?? "auto", ok: false, seconds: clock.now() - started)
+        if case .imaging(.encodingFailed) = failure {
+            logger.error("encoding failed for \(identity.key.text): \(failure)")
+        }
+        flights.finish(flight, with: .failed(failure))
+    }
+}

@@ -1,0 +1,117 @@
+import Cache
+import HTTP
+
+/// The two cache tiers of thumbnails, in the order a lookup visits them: memory, then disk
+/// (a disk hit read from the file is promoted to memory). A transform's result goes into
+/// both. Each memory entry keeps the heads its hits are answered with, made once by the
+/// presenter, so a memory hit is a lookup and a write.
+package final class VariantStore: Sendable {
+    /// A variant in the memory tier, with its prepared hit responses.
+    package final class MemoryVariant: Sendable {
+        package let variant: CachedVariant
+        package let prepared: PreparedVariant
+        /// The full key (the tier keys by its hash): what a purge matches.
+        package let keyText: String
+
+        package init(_ variant: CachedVariant, keyText: String, prepared: PreparedVariant) {
+            self.variant = variant
+            self.keyText = keyText
+            self.prepared = prepared
+        }
+
+        package var cost: Int { variant.cost + prepared.headBytes + keyText.utf8.count }
+    }
+
+    /// A hit: its prepared heads, and its content for requests those do not fit.
+    package struct Hit {
+        package enum Found {
+            case memory(MemoryVariant)
+            case disk(VariantContent, PreparedVariant)
+        }
+
+        package let found: Found
+
+        package var tier: CacheTier {
+            if case .memory = found { return .memory }
+            return .disk
+        }
+
+        package var prepared: PreparedVariant {
+            switch found {
+            case .memory(let entry): entry.prepared
+            case .disk(_, let prepared): prepared
+            }
+        }
+
+        package var content: VariantContent {
+            switch found {
+            case .memory(let entry): VariantContent(entry.variant)
+            case .disk(let content, _): content
+            }
+        }
+
+        package init(found: Found) {
+            self.found = found
+        }
+    }
+
+    package let memory: MemoryCache<MemoryVariant>
+    package let disk: DiskCache?
+    /// Makes the heads a variant's hits are answered with (the app's presenter).
+    private let prepare: @Sendable (VariantContent, CacheTier) -> PreparedVariant
+
+    /// Bounds the memory tier by what transforms holding `reserved` bytes leave of the `room`
+    /// they share with it (never above its configured size); true when entries were evicted.
+    package func yieldMemory(toTransformsHolding reserved: Int, of room: Int) -> Bool {
+        memory.setCapacity(max(0, min(memory.capacityBytes, room - reserved))) > 0
+    }
+
+    package init(memoryBytes: Int, disk: DiskCache?, prepare: @escaping @Sendable (VariantContent, CacheTier) -> PreparedVariant) {
+        self.memory = MemoryCache(capacityBytes: memoryBytes)
+        self.disk = disk
+        self.prepare = prepare
+    }
+
+    package func lookup(_ key: CacheKey) -> Hit? {
+        if let found = memory.get(key) {
+            return Hit(found: .memory(found))
+        }
+        guard let found = disk?.lookup(key) else { return nil }
+        if let variant = found.variant { promote(key, variant) }
+        // Straight from the verified entry file (sendfile), whether or not memory kept a copy;
+        // its heads are prepared once per open entry.
+        let content = VariantContent(body: .file(found.file, offset: found.bodyOffset, count: found.bodyLength),
+                                                 contentType: found.contentType, etag: found.etag, lastModified: found.lastModified)
+        let prepared = found.memo.value { [prepare] in prepare(content, .disk) }
+        return Hit(found: .disk(content, prepared))
+    }
+
+    /// The variant itself from either tier (a disk hit is promoted), with the tier it came from.
+    package func variant(_ key: CacheKey) -> (variant: CachedVariant, tier: CacheTier)? {
+        if let found = memory.get(key) { return (found.variant, .memory) }
+        guard let variant = disk?.get(key) else { return nil }
+        promote(key, variant)
+        return (variant, .disk)
+    }
+
+    package func store(_ key: CacheKey, _ variant: CachedVariant) {
+        promote(key, variant)
+        disk?.put(key, variant)
+    }
+
+    private func promote(_ key: CacheKey, _ variant: CachedVariant) {
+        // A zero-sized tier keeps nothing: skip preparing heads it would drop.
+        guard memory.capacityBytes > 0 else { return }
+        let entry = MemoryVariant(variant, keyText: key.text, prepared: prepare(VariantContent(variant), .memory))
+        memory.put(key, entry, cost: entry.cost)
+    }
+
+    /// Removes every variant of a source (keys starting with `prefix`) from both tiers;
+    /// returns how many entries went. Blocking (the disk tier reads its entries' headers): a
+    /// worker thread calls it.
+    package func purge(prefix: String) -> Int {
+        let fromMemory = memory.removeAll { $0.keyText.hasPrefix(prefix) }
+        let fromDisk = disk?.removeAll(whereKey: { $0.hasPrefix(prefix) }) ?? 0
+        return fromMemory + fromDisk
+    }
+}
