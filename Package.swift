@@ -53,7 +53,7 @@ let package = Package(
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         .target(name: "CVipsShim", dependencies: ["CVips"]),
         // The libvips wrapper and the transform pipeline.
-        .target(name: "Imaging", dependencies: ["CVipsShim", "ThumbdProtocol"]),
+        .target(name: "Imaging", dependencies: ["CVipsShim", "ThumbdProtocol", "WireCoding"]),
         // libcurl, for fetching from origins; its variadic setopt wrapped in C.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "CurlShim", dependencies: ["CCurl"]),
@@ -98,7 +98,7 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "Crypto", package: "swift-crypto"),
-        ]),
+        ], exclude: ["Assets"]),
         // Thin command-line entry point.
         .executableTarget(name: "thumbd", dependencies: [
             "Thumbd",

@@ -1,4 +1,5 @@
 import Foundation
+import WireCoding
 
 extension ImageAuthor {
     /// The namespace header of a JPEG's XMP segment (APP1).
@@ -12,7 +13,7 @@ extension ImageAuthor {
         var rest = xmp[start.upperBound..<end.lowerBound]
         while let open = rest.range(of: "<rdf:li"), let tagEnd = rest.range(of: ">", range: open.upperBound..<rest.endIndex),
               let close = rest.range(of: "</rdf:li>", range: tagEnd.upperBound..<rest.endIndex) {
-            let name = unescaped(rest[tagEnd.upperBound..<close.lowerBound]).trimmingCharacters(in: .whitespacesAndNewlines)
+            let name = MarkupText.unescaped(rest[tagEnd.upperBound..<close.lowerBound]).trimmingCharacters(in: .whitespacesAndNewlines)
             if !name.isEmpty { names.append(name) }
             rest = rest[close.upperBound...]
         }
@@ -21,7 +22,7 @@ extension ImageAuthor {
 
     /// A minimal XMP packet naming `creators` (`dc:creator`, an ordered sequence).
     public static func xmpPacket(creators: [String]) -> String {
-        let items = creators.map { "<rdf:li>\(escaped($0))</rdf:li>" }.joined()
+        let items = creators.map { "<rdf:li>\(MarkupText.escaped($0))</rdf:li>" }.joined()
         return "<?xpacket begin=\"\u{FEFF}\" id=\"W5M0MpCehiHzreSzNTczkc9d\"?>"
             + "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">"
             + "<rdf:Description rdf:about=\"\" xmlns:dc=\"http://purl.org/dc/elements/1.1/\">"
@@ -49,46 +50,5 @@ extension ImageAuthor {
         }
         let length = payload.count + 2
         return kept + [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload + jpeg[i...]
-    }
-
-    static func escaped(_ text: String) -> String {
-        var out = ""
-        for c in text {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default: out.append(c)
-            }
-        }
-        return out
-    }
-
-    static func unescaped(_ text: Substring) -> String {
-        guard text.contains("&") else { return String(text) }
-        var out = ""
-        var rest = text
-        while let amp = rest.firstIndex(of: "&") {
-            out += rest[..<amp]
-            guard let semi = rest[amp...].firstIndex(of: ";"), rest.distance(from: amp, to: semi) <= 10 else {
-                out += rest[amp...]
-                return out
-            }
-            let entity = rest[rest.index(after: amp)..<semi]
-            switch entity {
-            case "amp": out += "&"
-            case "lt": out += "<"
-            case "gt": out += ">"
-            case "quot": out += "\""
-            case "apos": out += "'"
-            default:
-                let number = entity.hasPrefix("#x") ? UInt32(entity.dropFirst(2), radix: 16)
-                    : entity.hasPrefix("#") ? UInt32(entity.dropFirst()) : nil
-                if let number, let scalar = Unicode.Scalar(number) { out.unicodeScalars.append(scalar) } else { out += rest[amp...semi] }
-            }
-            rest = rest[rest.index(after: semi)...]
-        }
-        return out + rest
     }
 }

@@ -61,7 +61,7 @@ import Testing
         #expect(S3Response(status: 404, body: Array("<Error><Code>NoSuchBucket</Code></Error>".utf8)).failure
             == .refused(status: 404, code: "NoSuchBucket"))
         #expect(S3Response(status: 503, body: Array("<Error><Code>SlowDown</Code></Error>".utf8)).failure.isUnavailable)
-        #expect(S3XML.decoded("a &lt;b&gt; &#x41;&#66; &unknown; &") == "a <b> AB &unknown; &")
+        #expect(S3XML.texts("Key", in: "<Key>a &lt;b&gt; &#x41;&#66; &unknown; &</Key>") == ["a <b> AB &unknown; &"])
         #expect(S3ListPage.seconds("1970-01-01T00:00:10Z") == 10 && S3ListPage.seconds("yesterday") == nil)
     }
 
