@@ -77,8 +77,8 @@ public final class ThumbdApp: HTTPHandler {
                                         maxRedirects: config.origins.maxRedirects, connectTimeout: config.origins.connectTimeout,
                                         totalTimeout: config.origins.timeout, maxBytes: config.limits.maxSourceBytes,
                                         clock: clock)
-            originals = RemoteOriginals(fetcher: fetcher, store: originalStore,
-                                        ttl: config.origins.ttl, clock: clock, logger: logger, metrics: metrics)
+            originals = RemoteOriginals(store: HTTPOrigin(fetcher: fetcher, metrics: metrics), originals: originalStore,
+                                        ttl: config.origins.ttl, clock: clock, logger: logger)
         }
         let library: any LibraryBackend = switch root {
         case .folder(let folder):

@@ -119,14 +119,14 @@ struct S3Passthrough: Sendable {
     /// The fields a 200, 206 and 304 share: the image fields, then the validators.
     private func validators(_ version: SourceVersion) -> HTTPHeaders {
         var headers = fields.headers(for: version.format?.mediaType ?? "")
-        if let etag = S3Objects.etag(of: version) { headers.add(.etag, etag) }
+        if let etag = version.storeETag { headers.add(.etag, etag) }
         if let date = ThumbnailPresenter.timestamp(version.lastModified) { headers.add(.lastModified, date.httpDate) }
         headers.add(.acceptRanges, "bytes")
         return headers
     }
 
     private func representation(_ bytes: [UInt8], format: ImageFormat, version: SourceVersion) -> Representation {
-        Representation(contentType: format.mediaType, body: .bytes(bytes), etag: S3Objects.etag(of: version).flatMap { EntityTag(parsing: $0) },
+        Representation(contentType: format.mediaType, body: .bytes(bytes), etag: version.storeETag.flatMap { EntityTag(parsing: $0) },
                        lastModified: ThumbnailPresenter.timestamp(version.lastModified), headers: fields.headers(for: format.mediaType))
     }
 }

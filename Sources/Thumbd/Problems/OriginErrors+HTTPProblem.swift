@@ -16,7 +16,7 @@ extension OriginFetcher.Failure: HTTPProblem {
     }
 }
 
-extension RemoteOriginals.Failure: HTTPProblem {
+extension HTTPOrigin.Failure: HTTPProblem {
     var problem: ProblemDetails {
         switch self {
         case .fetch(let error): error.problem

@@ -52,7 +52,7 @@ struct ProxyRoute: Sendable {
             throw urls.count > 1 ? ParameterError.repeated("url") : ParameterError(parameter: "url", detail: "url is required")
         }
         let host = try OriginFetcher.host(of: url)
-        guard originals.fetcher.allow.allows(host: host) else { throw Refusal.originNotAllowed(host) }
+        guard originals.store.fetcher.allow.allows(host: host) else { throw Refusal.originNotAllowed(host) }
         return url
     }
 }

@@ -1,7 +1,7 @@
 import Cache
 import Imaging
 
-/// Originals fetched from elsewhere (remote origins), kept for all the sizes asked of them:
+/// Originals fetched from elsewhere (remote origins, an S3 bucket: `FetchedOriginals`), kept for all the sizes asked of them:
 /// a memory tier of their own and the disk tier shared with the variants. Each entry carries
 /// its version and format, worked out once when it was fetched, never again on access.
 package final class OriginalStore: Sendable {
@@ -9,12 +9,6 @@ package final class OriginalStore: Sendable {
     package struct Original: Sendable {
         package var bytes: [UInt8]
         package var version: SourceVersion
-
-        /// The origin's ETag, for revalidation: the version names it when the origin sent one
-        /// (`SourceVersion.tag` is `e` + ETag then).
-        package var originETag: String? {
-            version.tag.hasPrefix("e") ? String(version.tag.dropFirst()) : nil
-        }
 
         package init(bytes: [UInt8], version: SourceVersion) {
             self.bytes = bytes

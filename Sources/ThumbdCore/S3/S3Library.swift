@@ -29,7 +29,8 @@ package struct S3Library: LibraryBackend {
     package init(location: S3Location, client: S3Client, ttl: Double, maxSourceBytes: Int, listPageSize: Int,
                  store: OriginalStore, pool: WorkerPool, clock: any MonotonicClock, logger: Logger) {
         self.location = location
-        objects = S3Objects(client: client, store: store, ttl: ttl, maxBytes: maxSourceBytes, clock: clock, logger: logger)
+        objects = S3Objects(store: S3Bucket(client: client, maxBytes: maxSourceBytes), originals: store, ttl: ttl, clock: clock,
+                             logger: logger)
         index = LibraryIndex(catalog: S3Catalog(objects: objects, pageSize: listPageSize), clock: clock, maxAge: ttl)
         self.pool = pool
         self.clock = clock
@@ -96,7 +97,7 @@ package struct S3Library: LibraryBackend {
     }
 
     private static func info(_ facts: ImageFacts, _ version: SourceVersion) -> LibraryImageInfo {
-        LibraryImageInfo(facts: facts, originalETag: S3Objects.etag(of: version) ?? "",
+        LibraryImageInfo(facts: facts, originalETag: version.storeETag ?? "",
                          lastModified: version.lastModified > 0 ? Timestamp(seconds: version.lastModified) : nil)
     }
 

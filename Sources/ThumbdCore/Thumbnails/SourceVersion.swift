@@ -18,4 +18,8 @@ package struct SourceVersion: Sendable, Equatable {
         self.lastModified = lastModified
         self.byteCount = byteCount
     }
+
+    /// The ETag of the store this version came from, when it names one (its tag is `e` and
+    /// the ETag as sent): what a revalidation and a passed-through original carry.
+    package var storeETag: String? { tag.hasPrefix("e") ? String(tag.dropFirst()) : nil }
 }

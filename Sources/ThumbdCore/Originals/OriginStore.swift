@@ -1,0 +1,42 @@
+/// A store thumbd reads originals from but does not own: an HTTP origin (`HTTPOrigin`), an S3
+/// bucket (`S3Bucket`). It says only how it is asked; `FetchedOriginals` does the rest the
+/// same way for every store.
+package protocol OriginStore: Sendable {
+    associatedtype Failure: Error & Sendable
+
+    /// Names the source of `id`'s thumbnails in cache keys (and its original in the tiers).
+    func sourceName(_ id: String) -> SourceName
+
+    /// Which `StoreHealth` the requests for `id` share: an origin's host, the one bucket.
+    func healthKey(_ id: String) -> String
+
+    /// Whether `version` (trusted no longer) is still what the store has, as cheaply as it
+    /// can tell: a conditional GET, a HEAD. Blocking.
+    func revalidate(_ id: String, version: SourceVersion) throws(Failure) -> Revalidation
+
+    /// The original of `id`, its bytes read and its version and format worked out. Blocking.
+    func fetch(_ id: String) throws(Failure) -> OriginalStore.Original
+
+    /// Whether `failure` says the store is down or slow (a timeout, a refused connection, a
+    /// 5xx): what is kept stands in, and its health pauses.
+    func isOutage(_ failure: Failure) -> Bool
+
+    /// Whether `failure` says the original is gone: its version is forgotten.
+    func isGone(_ failure: Failure) -> Bool
+
+    /// The failure of a request not sent because the store is paused or slow.
+    func unavailable(_ reason: String) -> Failure
+
+    /// The store in log lines, for the requests sharing `healthKey`.
+    func describe(healthKey: String) -> String
+}
+
+/// What a store says of a version it was asked about.
+package enum Revalidation: Sendable {
+    /// Still current: the version as the store tells it now (the format is kept if it has none).
+    case unchanged(SourceVersion)
+    /// Changed, and the new original came with the answer (a conditional GET's 200).
+    case replaced(OriginalStore.Original)
+    /// Changed: the bytes must be fetched.
+    case changed
+}

@@ -1,0 +1,118 @@
+import Imaging
+import WireCoding
+
+/// The HTTP origins `/proxy` and `/v1/info` fetch from, as an `OriginStore`: an id is a URL,
+/// revalidated with a conditional GET (`If-None-Match`, `If-Modified-Since`), each host with a
+/// health of its own. Every fetch is counted in the metrics by its outcome.
+package struct HTTPOrigin: OriginStore {
+    package enum Failure: Error, Sendable {
+        case fetch(OriginFetcher.Failure)
+        case notAnImage
+        /// The origin's host failed or is slow: nothing is asked of it for a moment (503).
+        case originUnavailable(String)
+    }
+
+    package let fetcher: OriginFetcher
+    package let metrics: ThumbdMetrics
+
+    package init(fetcher: OriginFetcher, metrics: ThumbdMetrics) {
+        self.fetcher = fetcher
+        self.metrics = metrics
+    }
+
+    package func sourceName(_ url: String) -> SourceName { .remote(url) }
+
+    package func healthKey(_ url: String) -> String { (try? OriginFetcher.host(of: url)) ?? url }
+
+    package func describe(healthKey host: String) -> String { "the origin \(host)" }
+
+    package func revalidate(_ url: String, version: SourceVersion) throws(Failure) -> Revalidation {
+        let lastModified = version.lastModified > 0 ? HTTPDate.format(version.lastModified) : nil
+        let response = try get(url, ifNoneMatch: version.storeETag, ifModifiedSince: lastModified)
+        if response.status == 304 {
+            metrics.recordOriginFetch(result: "not_modified", seconds: response.seconds)
+            return .unchanged(version)
+        }
+        return .replaced(try original(response))
+    }
+
+    package func fetch(_ url: String) throws(Failure) -> OriginalStore.Original {
+        try original(try get(url, ifNoneMatch: nil, ifModifiedSince: nil))
+    }
+
+    package func isOutage(_ failure: Failure) -> Bool {
+        switch failure {
+        case .fetch(let error): Self.staleAllowed(after: error)
+        case .originUnavailable: true
+        case .notAnImage: false
+        }
+    }
+
+    package func isGone(_ failure: Failure) -> Bool { false }
+
+    package func unavailable(_ reason: String) -> Failure { .originUnavailable(reason) }
+
+    private func get(_ url: String, ifNoneMatch: String?, ifModifiedSince: String?) throws(Failure)
+        -> (status: Int, response: OriginFetcher.Response, seconds: Double) {
+        let started = fetcher.clock.now()
+        do {
+            let response = try fetcher.fetch(url, ifNoneMatch: ifNoneMatch, ifModifiedSince: ifModifiedSince)
+            return (response.status, response, fetcher.clock.now() - started)
+        } catch {
+            metrics.recordOriginFetch(result: Self.label(error), seconds: fetcher.clock.now() - started)
+            throw .fetch(error)
+        }
+    }
+
+    /// A 200's body as an original: its format sniffed, its version worked out once.
+    private func original(_ answer: (status: Int, response: OriginFetcher.Response, seconds: Double)) throws(Failure)
+        -> OriginalStore.Original {
+        let response = answer.response
+        guard let format = ImageFormat.sniff(response.body) else {
+            metrics.recordOriginFetch(result: "not_an_image", seconds: answer.seconds)
+            throw .notAnImage
+        }
+        metrics.recordOriginFetch(result: "ok", seconds: answer.seconds)
+        let lastModified = response.lastModified.flatMap { HTTPDate.parse($0) } ?? 0
+        let version = SourceVersion(tag: Self.versionTag(etag: response.etag, lastModified: lastModified, body: response.body),
+                                    format: format, lastModified: lastModified, byteCount: response.body.count)
+        return OriginalStore.Original(bytes: response.body, version: version)
+    }
+
+    /// The origin's version of an original, worked out once when it is fetched: its ETag, else
+    /// its Last-Modified, else a checksum of the bytes. Variant keys and ETags are made from it.
+    package static func versionTag(etag: String?, lastModified: Int, body: [UInt8]) -> String {
+        if let etag, !etag.isEmpty { return "e" + etag }
+        if lastModified > 0 { return "m\(lastModified)" }
+        return "c\(String(CRC32C.checksum(body), radix: 16))-\(body.count)"
+    }
+
+    package static func label(_ error: OriginFetcher.Failure) -> String {
+        switch error {
+        case .badURL: "bad_url"
+        case .notAllowed: "not_allowed"
+        case .blockedAddress: "blocked_address"
+        case .timeout: "timeout"
+        case .tooLarge: "too_large"
+        case .connect: "connect"
+        case .tooManyRedirects: "too_many_redirects"
+        case .status: "status"
+        }
+    }
+
+    /// A stale copy stands in when the origin is unreachable or failing, not when it
+    /// answers that the image is gone or the request itself is refused.
+    package static func staleAllowed(after error: OriginFetcher.Failure) -> Bool {
+        switch error {
+        case .timeout, .connect: true
+        case .status(let code): code >= 500
+        default: false
+        }
+    }
+}
+
+/// Remote originals: fetched once for all the sizes asked of them, kept in the originals
+/// store (keyed by URL) with their version, used as they are within `origins.ttl`,
+/// revalidated with a conditional request after it (a 304 keeps them), and served stale when
+/// the origin fails; each origin host has its `StoreHealth`.
+package typealias RemoteOriginals = FetchedOriginals<HTTPOrigin>
