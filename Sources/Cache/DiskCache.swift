@@ -175,9 +175,8 @@ public final class DiskCache: Sendable {
     public func get(_ key: CacheKey) -> CachedVariant? {
         guard let hit = lookup(key) else { return nil }
         if let variant = hit.variant { return variant }
-        var bytes = [UInt8](repeating: 0, count: Int(hit.bodyLength))
-        let n = bytes.withUnsafeMutableBytes { pread(hit.file.descriptor, $0.baseAddress, $0.count, off_t(hit.bodyOffset)) }
-        guard n == bytes.count else { return nil }
+        guard let bytes = FileReading.readExactly(hit.file.descriptor, count: Int(hit.bodyLength), at: hit.bodyOffset)
+        else { return nil }
         return CachedVariant(bytes: bytes, contentType: hit.contentType, etag: hit.etag, lastModified: hit.lastModified)
     }
 
@@ -287,12 +286,11 @@ public final class DiskCache: Sendable {
         guard isHealthy else { return 0 }
         let hashes = tables.withLock { $0.index.keys }
         var removed = 0
-        var head = [UInt8](repeating: 0, count: 16 * 1024)
         for hash in hashes {
             guard let file = FileDescriptor(adopting: Glibc.open(filePath(for: hash), O_RDONLY | O_CLOEXEC)) else { continue }
-            let n = head.withUnsafeMutableBytes { pread(file.raw, $0.baseAddress, $0.count, 0) }
+            let head = FileReading.read(file.raw, count: 16 * 1024)
             file.close()
-            guard n > 0, let key = CacheEntryCodec.keyText(Array(head[0..<n])), shouldRemove(key) else { continue }
+            guard let head, !head.isEmpty, let key = CacheEntryCodec.keyText(head), shouldRemove(key) else { continue }
             remove(hash)
             removed += 1
         }
@@ -331,20 +329,7 @@ public final class DiskCache: Sendable {
     /// between; the descriptor stays open for the caller.
     static func openAndRead(_ path: String) -> (OpenFile, [UInt8])? {
         guard let file = FileDescriptor(adopting: Glibc.open(path, O_RDONLY | O_CLOEXEC)) else { return nil }
-        let fd = file.raw
-        var st = stat()
-        guard fstat(fd, &st) == 0, st.st_size > 0, st.st_size < Int64(Int32.max) else { return nil }
-        let size = Int(st.st_size)
-        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-            var done = 0
-            while done < size {
-                let n = read(fd, buffer.baseAddress! + done, size - done)
-                if n <= 0 { break }
-                done += n
-            }
-            count = done
-        }
-        guard bytes.count == size else { return nil }
+        guard let bytes = FileReading.readWhole(file.raw) else { return nil }
         return (OpenFile(file), bytes)
     }
 

@@ -22,12 +22,7 @@ package struct FolderCatalog: LibraryCatalog {
 
     package func read(_ entry: LibraryIndex.Entry) -> (bytes: [UInt8], format: ImageFormat)? {
         guard let file = FileDescriptor(adopting: open(root + "/" + entry.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) else { return nil }
-        let fd = file.raw
-        var st = stat()
-        guard fstat(fd, &st) == 0, st.st_size > 0, st.st_size < Int64(Int32.max) else { return nil }
-        var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
-        let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
-        guard n == bytes.count, let format = ImageFormat.sniff(bytes) else { return nil }
+        guard let bytes = FileReading.readWhole(file.raw), let format = ImageFormat.sniff(bytes) else { return nil }
         return (bytes, format)
     }
 

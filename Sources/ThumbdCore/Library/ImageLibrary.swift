@@ -65,9 +65,9 @@ public final class ImageLibrary: Sendable {
         let handle = OpenFile(opened)
         let fd = handle.descriptor
         guard let version = FileVersion(descriptor: fd) else { throw .notFound }
-        var head = [UInt8](repeating: 0, count: ImageFormat.sniffLength)
-        let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
-        guard n > 0, let format = ImageFormat.sniff(head[0..<n]) else { throw .notAnImage }
+        guard let head = FileReading.read(fd, count: ImageFormat.sniffLength), !head.isEmpty,
+              let format = ImageFormat.sniff(head)
+        else { throw .notAnImage }
         return File(handle: handle, version: version, format: format)
     }
 }

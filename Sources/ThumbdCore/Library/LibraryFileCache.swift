@@ -84,15 +84,9 @@ package final class LibraryFileCache: Sendable {
 
     /// The file's bytes, if its version is the same after the read as it was when opened.
     package static func read(_ file: ImageLibrary.File) -> [UInt8]? {
-        let size = Int(file.size)
-        // Not zeroed first: a source of several megabytes is read on every miss of it, and
-        // filling it with zeros before pread overwrites them cost as much as the copy itself.
-        var n = -1
-        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-            n = pread(file.handle.descriptor, buffer.baseAddress, size, 0)
-            count = max(0, n)
-        }
-        guard n == size, FileVersion(descriptor: file.handle.descriptor) == file.version else { return nil }
+        guard let bytes = FileReading.readExactly(file.handle.descriptor, count: Int(file.size)),
+              FileVersion(descriptor: file.handle.descriptor) == file.version
+        else { return nil }
         return bytes
     }
 }
