@@ -144,8 +144,11 @@ let package = Package(
             "WireCoding",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
+        // Images only tests make (CMYK, 16 bits per sample), for the suites that read them.
+        .target(name: "ImagingTestSupport", dependencies: ["Imaging", "CVipsShim"], path: "Tests/ImagingTestSupport"),
         .testTarget(name: "ImagingTests", dependencies: [
             "Imaging",
+            "ImagingTestSupport",
             "Locking",
             "ThumbdProtocol",
             "TestSupport",
@@ -169,6 +172,7 @@ let package = Package(
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "ThumbdTests", dependencies: [
+            "ImagingTestSupport",
             "Thumbd", "ThumbdCore", "HTTP", "HTTPServer", "Clocks", "Imaging", "Locking", "TestSupport", "ThumbdProtocol", "WireCoding",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),

@@ -52,15 +52,6 @@ public enum ImageSynthesis {
         try VipsImage.make { tv_with_profile_and_xmp(image.pointer, xmp, $0) }
     }
 
-    /// Reinterprets a 4-band image as CMYK (no ICC profile attached).
-    public static func asCMYK(_ image: VipsImage) throws(VipsCallError) -> VipsImage {
-        try VipsImage.make { tv_as_cmyk(image.pointer, $0) }
-    }
-
-    public static func as16Bit(_ image: VipsImage) throws(VipsCallError) -> VipsImage {
-        try VipsImage.make { tv_as_16bit(image.pointer, $0) }
-    }
-
     /// Formats sources come in that thumbd does not write: for tests and the demo library.
     public enum SourceFormat { case heic, tiff }
 

@@ -4,7 +4,7 @@ import ThumbdProtocol
 /// Owns one reference to a libvips image; released when this object goes away, so no
 /// path (error or success) can leak one.
 public final class VipsImage: @unchecked Sendable {
-    let pointer: OpaquePointer
+    package let pointer: OpaquePointer
 
     init(_ pointer: OpaquePointer) { self.pointer = pointer }
 
@@ -16,7 +16,7 @@ public final class VipsImage: @unchecked Sendable {
     public var hasAlpha: Bool { tv_has_alpha(pointer) != 0 }
 
     /// Wraps the result of a shim call that returns a new image or NULL with a message.
-    static func make(_ call: (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> OpaquePointer?) throws(VipsCallError) -> VipsImage {
+    package static func make(_ call: (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> OpaquePointer?) throws(VipsCallError) -> VipsImage {
         try attempt(call).get()
     }
 

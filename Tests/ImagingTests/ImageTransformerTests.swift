@@ -1,5 +1,6 @@
 import Foundation
 import Imaging
+import ImagingTestSupport
 import Testing
 import TestSupport
 import ThumbdProtocol

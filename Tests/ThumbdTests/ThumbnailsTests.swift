@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HTTP
 import Imaging
+import ImagingTestSupport
 import Testing
 import TestSupport
 @testable import Thumbd
