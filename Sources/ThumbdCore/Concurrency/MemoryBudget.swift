@@ -30,15 +30,15 @@ package final class MemoryBudget: Sendable {
     }
 
     private final class Waiter: Sendable {
-        package let bytes: Int
-        package let wake = DispatchSemaphore(value: 0)
-        package init(bytes: Int) { self.bytes = bytes }
+        let bytes: Int
+        let wake = DispatchSemaphore(value: 0)
+        init(bytes: Int) { self.bytes = bytes }
     }
 
     private struct Queued {
-        package let waiter: Waiter
+        let waiter: Waiter
         /// How many later reservations started before it.
-        package var passed = 0
+        var passed = 0
     }
 
     /// What `usage` reports.
@@ -60,25 +60,25 @@ package final class MemoryBudget: Sendable {
     }
 
     private struct State {
-        package var usage = Usage()
+        var usage = Usage()
         /// Memory was freed since the last hand-back to the system.
-        package var freed = false
-        package var running = 0
-        package var waiting = Deque<Queued>()
+        var freed = false
+        var running = 0
+        var waiting = Deque<Queued>()
 
-        package func fits(_ bytes: Int, limit: Int) -> Bool { limit == 0 || running == 0 || usage.reserved + bytes <= limit }
+        func fits(_ bytes: Int, limit: Int) -> Bool { limit == 0 || running == 0 || usage.reserved + bytes <= limit }
 
-        package mutating func admit(_ bytes: Int) {
+        mutating func admit(_ bytes: Int) {
             usage.reserved += bytes
             usage.reservedTotal += bytes
             running += 1
         }
 
         /// Whether a reservation behind the first waiter may start before it.
-        package func mayPassFirst(maxPasses: Int) -> Bool { waiting[0].passed < maxPasses }
+        func mayPassFirst(maxPasses: Int) -> Bool { waiting[0].passed < maxPasses }
 
         /// Starts the waiters that may start now, in order; returns them.
-        package mutating func admitWaiting(limit: Int, maxPasses: Int) -> [Waiter] {
+        mutating func admitWaiting(limit: Int, maxPasses: Int) -> [Waiter] {
             var admitted: [Waiter] = []
             var i = 0
             while i < waiting.count {

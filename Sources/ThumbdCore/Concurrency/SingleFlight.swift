@@ -70,12 +70,12 @@ package final class SingleFlight<Value: Sendable>: Sendable {
         private let value = Locked<Value?>(nil)
         private let done = DispatchSemaphore(value: 0)
 
-        package func set(_ v: Value) {
+        func set(_ v: Value) {
             value.withLock { $0 = v }
             done.signal()
         }
 
-        package func get() -> Value {
+        func get() -> Value {
             done.wait()
             return value.withLock { $0! }
         }

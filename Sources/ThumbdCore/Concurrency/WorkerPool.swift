@@ -9,10 +9,10 @@ import Synchronization
 /// Event loops never run these jobs, so requests that need no transform never wait.
 public final class WorkerPool: Sendable {
     private struct State {
-        package var jobs = Deque<@Sendable () -> Void>()
-        package var running = 0
-        package var stopped = false
-        package var waiting: Int { jobs.count }
+        var jobs = Deque<@Sendable () -> Void>()
+        var running = 0
+        var stopped = false
+        var waiting: Int { jobs.count }
     }
 
     public let workers: Int

@@ -125,20 +125,20 @@ public final class ThumbdMetrics: Sendable {
 /// One route's request metrics: the duration histogram and byte counter exist from the start
 /// (every route shows, at zero); counters by status are made on first use.
 private final class RouteMetrics: Sendable {
-    package let label: String
-    package let duration: CoreMetrics.Timer
-    package let bytes: CoreMetrics.Counter
+    let label: String
+    let duration: CoreMetrics.Timer
+    let bytes: CoreMetrics.Counter
     private let factory: PrometheusMetricsFactory
     private let byStatus = Locked<[Int: CoreMetrics.Counter]>([:])
 
-    package init(label: String, factory: PrometheusMetricsFactory) {
+    init(label: String, factory: PrometheusMetricsFactory) {
         self.label = label
         self.factory = factory
         duration = CoreMetrics.Timer(label: "thumbd_http_request_duration_seconds", dimensions: [("route", label)], factory: factory)
         bytes = CoreMetrics.Counter(label: "thumbd_http_response_bytes_total", dimensions: [("route", label)], factory: factory)
     }
 
-    package func counter(status: Int) -> CoreMetrics.Counter {
+    func counter(status: Int) -> CoreMetrics.Counter {
         byStatus.withLock { map in
             if let counter = map[status] { return counter }
             let counter = CoreMetrics.Counter(label: "thumbd_http_requests_total",

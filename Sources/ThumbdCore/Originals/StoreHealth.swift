@@ -29,11 +29,11 @@ package final class StoreHealth: Sendable {
 
     private struct State {
         /// Since when it fails, while it does.
-        package var downSince: Double?
-        package var pausedUntil = -Double.infinity
+        var downSince: Double?
+        var pausedUntil = -Double.infinity
         /// Requests under way, by ticket, with when each began.
-        package var asking: [Int: Double] = [:]
-        package var nextTicket = 0
+        var asking: [Int: Double] = [:]
+        var nextTicket = 0
     }
 
     package let pause: Double

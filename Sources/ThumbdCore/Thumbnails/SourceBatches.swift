@@ -22,9 +22,9 @@ package final class SourceBatches: Sendable {
     }
 
     private struct Batch {
-        package var items: [Item] = []
+        var items: [Item] = []
         /// A worker is making this source; it takes `items` when done (`next`).
-        package var making = false
+        var making = false
     }
 
     private let table = Locked<[String: Batch]>([:])

@@ -239,11 +239,11 @@ package final class ThumbnailService: Sendable {
     /// A transform whose source header and output passed the limits, with its working-memory
     /// estimate, ready to run.
     private struct PlannedTransform {
-        package let item: SourceBatches.Item
-        package let identity: ThumbnailIdentity
-        package let header: ImageHeader
-        package let watermark: [UInt8]?
-        package let estimate: Int
+        let item: SourceBatches.Item
+        let identity: ThumbnailIdentity
+        let header: ImageHeader
+        let watermark: [UInt8]?
+        let estimate: Int
     }
 
     /// The header and the output it asks for checked against the limits, the watermark read
