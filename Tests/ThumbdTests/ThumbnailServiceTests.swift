@@ -29,7 +29,7 @@ final class StubSource: ThumbnailSource, @unchecked Sendable {
         self.gated = gated
     }
 
-    var version: SourceVersion { SourceVersion(tag: "v1", format: .jpeg, lastModified: 1_700_000_000, byteCount: bytes.count) }
+    var version: SourceVersion { SourceVersion(tag: VersionTag(.entityTag("v1")), format: .jpeg, lastModified: 1_700_000_000, byteCount: bytes.count) }
     var knownVersion: SourceVersion? { versionKnown ? version : nil }
 
     func load() -> Result<LoadedSource, ThumbnailFailure> {
@@ -403,7 +403,7 @@ final class Answers: Sendable {
 
     @Test func identitiesAreTheSameForEquivalentRequestsAndDifferForNegotiatedFormats() throws {
         let source = SourceName.library("a/b.jpg")
-        let version = SourceVersion(tag: "o1-2", format: .jpeg, lastModified: 1, byteCount: 2)
+        let version = SourceVersion(tag: VersionTag(.file(modifiedNanos: 1, size: 2)), format: .jpeg, lastModified: 1, byteCount: 2)
         let a = ThumbnailIdentity(source: source, version: version, request: try request("w=200&dpr=2&fit=cover&h=100&crop=center"))
         let b = ThumbnailIdentity(source: source, version: version, request: try request("h=200&w=400&fit=cover"))
         #expect(a.key == b.key)
@@ -413,7 +413,7 @@ final class Answers: Sendable {
         #expect(webp.formatTag == .negotiated(.webp) && legacy.formatTag == .negotiated(nil))
         #expect(webp.key.text.hasSuffix("|webp") && legacy.key.text.hasSuffix("|legacy"))
         #expect(legacy.options.format == nil)
-        let newer = ThumbnailIdentity(source: source, version: SourceVersion(tag: "o1-3", format: .jpeg, lastModified: 1),
+        let newer = ThumbnailIdentity(source: source, version: SourceVersion(tag: VersionTag(.file(modifiedNanos: 1, size: 3)), format: .jpeg, lastModified: 1),
                                       request: try request("w=400&h=200&fit=cover"))
         #expect(newer.key != a.key)
         // Derived from the text alone: the same on any replica, after any restart.
@@ -426,15 +426,15 @@ final class Answers: Sendable {
         var wanted = try request("w=50&fm=auto", negotiated: .avif)
         wanted.memo = memo
         let source = SourceName.library("x.jpg")
-        let v1 = SourceVersion(tag: "v1", format: .jpeg, lastModified: 0)
+        let v1 = SourceVersion(tag: VersionTag(.entityTag("v1")), format: .jpeg, lastModified: 0)
         let avif = wanted.identity(of: source, at: v1)
         wanted.negotiated = nil
         let legacy = wanted.identity(of: source, at: v1)
         #expect(avif.key != legacy.key)
         wanted.negotiated = .avif
         #expect(wanted.identity(of: source, at: v1).key == avif.key)
-        let v2 = wanted.identity(of: source, at: SourceVersion(tag: "v2", format: .jpeg, lastModified: 0))
-        #expect(v2.key.text.contains("|v2|"))
+        let v2 = wanted.identity(of: source, at: SourceVersion(tag: VersionTag(.entityTag("v2")), format: .jpeg, lastModified: 0))
+        #expect(v2.key.text.contains("|ev2|"))
     }
 }
 

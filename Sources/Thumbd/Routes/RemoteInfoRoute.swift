@@ -37,15 +37,15 @@ struct RemoteInfoRoute: Sendable {
             let original = try originals.original(url).get().original
             guard let format = original.version.format else { throw RemoteOriginals.Failure.notAnImage }
             let facts: ImageFacts
-            if let kept = known.get(url), kept.version == original.version.tag {
+            if let kept = known.get(url), kept.version == original.version.tag.text {
                 facts = kept.facts
             } else {
                 facts = try ImageFacts.read(original.bytes, format: format, bytes: Int64(original.bytes.count))
-                known.put(url, (original.version.tag, facts), cost: 1)
+                known.put(url, (original.version.tag.text, facts), cost: 1)
             }
             let target = "/proxy?url=" + PercentCoding.encode(url, keepingSlashes: false)
             let link = signer?.sign(target) ?? target
-            let etag = EntityTag(ThumbnailIdentity.originalETag(sourceVersion: original.version.tag))
+            let etag = EntityTag(ThumbnailIdentity.originalETag(sourceVersion: original.version.tag.text))
             return ImageInfo.representation(id: url, facts: facts, originalETag: etag.description, url: link,
                                             lastModified: ThumbnailPresenter.timestamp(original.version.lastModified)).response(to: request)
         } catch {

@@ -43,10 +43,11 @@ package final class OriginalStore: Sendable {
     package func get(_ source: SourceName) -> (original: Original, tier: CacheTier)? {
         let key = Self.key(source)
         if let found = memory.get(key) { return (found.original, .memory) }
-        guard let entry = disk?.get(key) else { return nil }
+        // An entry whose tag no build wrote is not an original of ours: a miss.
+        guard let entry = disk?.get(key), let tag = VersionTag(text: entry.etag) else { return nil }
         // On disk the entry's ETag field holds the version tag and its content type the format.
         let format = ImageFormat(mediaType: entry.contentType)
-        let original = Original(bytes: entry.bytes, version: SourceVersion(tag: entry.etag, format: format,
+        let original = Original(bytes: entry.bytes, version: SourceVersion(tag: tag, format: format,
                                                                           lastModified: entry.lastModified,
                                                                           byteCount: entry.bytes.count))
         promote(key, original)
@@ -57,7 +58,7 @@ package final class OriginalStore: Sendable {
         let key = Self.key(source)
         promote(key, original)
         disk?.put(key, CachedVariant(bytes: original.bytes, contentType: original.version.format?.mediaType ?? "application/octet-stream",
-                                     etag: original.version.tag, lastModified: original.version.lastModified))
+                                     etag: original.version.tag.text, lastModified: original.version.lastModified))
     }
 
     /// Removes the original of `source` from both tiers; returns how many entries went. Blocking.

@@ -81,10 +81,10 @@ package struct HTTPOrigin: OriginStore {
 
     /// The origin's version of an original, worked out once when it is fetched: its ETag, else
     /// its Last-Modified, else a checksum of the bytes. Variant keys and ETags are made from it.
-    package static func versionTag(etag: String?, lastModified: Int, body: [UInt8]) -> String {
-        if let etag, !etag.isEmpty { return "e" + etag }
-        if lastModified > 0 { return "m\(lastModified)" }
-        return "c\(String(CRC32C.checksum(body), radix: 16))-\(body.count)"
+    package static func versionTag(etag: String?, lastModified: Int, body: [UInt8]) -> VersionTag {
+        if let etag, !etag.isEmpty { return VersionTag(.entityTag(etag)) }
+        if lastModified > 0 { return VersionTag(.modified(seconds: lastModified)) }
+        return VersionTag(.checksum(crc: CRC32C.checksum(body), length: body.count))
     }
 
     package static func label(_ error: OriginFetcher.Failure) -> String {

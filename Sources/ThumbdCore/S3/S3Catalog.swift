@@ -23,7 +23,7 @@ package struct S3Catalog: LibraryCatalog {
                 let tag = S3Objects.versionTag(etag: object.etag)
                 objects.remember(object.key, SourceVersion(tag: tag, format: nil, lastModified: object.lastModified,
                                                            byteCount: Int(object.size)))
-                entries.append(LibraryIndex.Entry(path: path, version: tag, tag: tag, size: object.size))
+                entries.append(LibraryIndex.Entry(path: path, version: tag.text, tag: tag.text, size: object.size))
             }
             // A store that hands back the token it was given would list for ever.
             token = page.nextToken == token ? nil : page.nextToken
@@ -33,7 +33,7 @@ package struct S3Catalog: LibraryCatalog {
 
     package func read(_ entry: LibraryIndex.Entry) -> (bytes: [UInt8], format: ImageFormat)? {
         guard case .success(let found) = objects.original(objects.client.location.prefix + entry.path),
-              found.original.version.tag == entry.version, let format = found.original.version.format else { return nil }
+              found.original.version.tag.text == entry.version, let format = found.original.version.format else { return nil }
         return (found.original.bytes, format)
     }
 

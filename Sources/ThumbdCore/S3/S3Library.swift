@@ -86,12 +86,12 @@ package struct S3Library: LibraryBackend {
 
     package func info(_ path: LibraryPath) throws -> LibraryImageInfo {
         let key = location.key(path)
-        if let version = try objects.currentVersion(key).get(), let facts = index.knownFacts(of: path.value, version: version.tag) {
+        if let version = try objects.currentVersion(key).get(), let facts = index.knownFacts(of: path.value, version: version.tag.text) {
             return Self.info(facts, version)
         }
         let original = try objects.original(key).get().original
         guard let format = original.version.format else { throw S3Error.notAnImage }
-        let facts = try index.readFacts(of: path.value, version: original.version.tag, tag: original.version.tag,
+        let facts = try index.readFacts(of: path.value, version: original.version.tag.text, tag: original.version.tag.text,
                                         bytes: original.bytes, format: format)
         return Self.info(facts, original.version)
     }

@@ -56,8 +56,8 @@ package struct S3Bucket: OriginStore {
 package typealias S3Objects = FetchedOriginals<S3Bucket>
 
 extension FetchedOriginals where Store == S3Bucket {
-    /// A version's tag: `e` and the ETag as sent (`SourceVersion.storeETag` reads it back).
-    package static func versionTag(etag: String) -> String { "e" + etag }
+    /// A version's tag: the ETag as sent (`SourceVersion.storeETag` reads it back).
+    package static func versionTag(etag: String) -> VersionTag { VersionTag(.entityTag(etag)) }
 
     package var client: S3Client { store.client }
 

@@ -18,7 +18,7 @@ package struct S3Watermarks: WatermarkImages {
             throw ParameterError(parameter: "wm", detail: "wm names no image of the library: '\(path)'")
         }
         if objects.freshVersion(key) == nil { refresh(key) }
-        return WatermarkFile(version: "s3" + version.tag, bytes: { [objects] in
+        return WatermarkFile(version: "s3" + version.tag.text, bytes: { [objects] in
             try? objects.original(key).get().original.bytes
         })
     }

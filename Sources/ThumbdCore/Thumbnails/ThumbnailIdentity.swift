@@ -34,8 +34,8 @@ package final class ThumbnailIdentity: Sendable {
         }
         self.options = options
         formatTag = tag
-        versions = Self.versions(source: version.tag, request: request)
-        key = CacheKey("\(source.text)|\(version.tag)|\(options.canonicalText)|\(tag.text)"
+        versions = Self.versions(source: version.tag.text, request: request)
+        key = CacheKey("\(source.text)|\(version.tag.text)|\(options.canonicalText)|\(tag.text)"
             + (request.watermark.map { "|wm=" + $0.version } ?? ""))
     }
 

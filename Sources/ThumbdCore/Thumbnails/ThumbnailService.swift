@@ -150,7 +150,7 @@ package final class ThumbnailService: Sendable {
             case .success(let loaded):
                 let variant = CachedVariant(bytes: loaded.bytes,
                                             contentType: loaded.version.format?.mediaType ?? "application/octet-stream",
-                                            etag: ThumbnailIdentity.originalETag(sourceVersion: loaded.version.tag),
+                                            etag: ThumbnailIdentity.originalETag(sourceVersion: loaded.version.tag.text),
                                             lastModified: loaded.version.lastModified)
                 flights.finish(flight, with: .variant(VariantAnswer(variant: variant, tier: loaded.tier, steps: [loaded.step])))
             }
