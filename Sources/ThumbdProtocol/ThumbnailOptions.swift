@@ -111,9 +111,7 @@ public struct ThumbnailOptions: Sendable, Hashable {
 
     /// Every parameter name a transform takes (`expires` and `s`, the signature, included), in
     /// the normal form's order.
-    public static let parameterNames: [String] = ["p", "w", "h", "dpr", "fit", "crop", "enlarge", "fm", "q", "pr", "anim",
-                                                  "fp", "rect", "trim", "rot", "flip", "pad", "bg", "blur", "sharpen", "gray",
-                                                  "wm", "wmpos", "wmscale", "wmop", "wmpad", "mb", "page", "expires", "s"]
+    public static let parameterNames: [String] = [presetParameter] + parameters.map(\.name) + [expiryParameter, signatureParameter]
     public static let signatureParameter = "s"
     /// When a URL stops being served (Unix seconds), covered by its signature; never part of
     /// the options, so every expiry shares one cache entry.
@@ -159,110 +157,13 @@ public struct ThumbnailOptions: Sendable, Hashable {
     }
 
     /// The options `values` (from `collect`, a preset already merged in, without `p` and `s`)
-    /// spell, validated: a malformed or out-of-range value is an error naming its parameter.
-    /// `maxDimension` bounds `w` and `h`.
+    /// spell, validated by each parameter's row: a malformed or out-of-range value is an error
+    /// naming its parameter. `maxDimension` bounds `w` and `h`.
     public init(values: [String: String], maxDimension: Int) throws(ParameterError) {
-        func integer(_ name: String, in range: ClosedRange<Int>) throws(ParameterError) -> Int? {
-            guard let text = values[name] else { return nil }
-            guard !text.isEmpty, text.utf8.count <= 9, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let n = Int(text),
-                  range.contains(n)
-            else { throw ParameterError(parameter: name, detail: "\(name) must be an integer in \(range.lowerBound)...\(range.upperBound), got '\(text)'") }
-            return n
+        self.init()
+        for parameter in Self.parameters {
+            if let text = values[parameter.name] { try parameter.read(&self, text, maxDimension) }
         }
-        func choice<T: RawRepresentable & CaseIterable>(_ name: String, _ type: T.Type) throws(ParameterError) -> T? where T.RawValue == String {
-            guard let text = values[name] else { return nil }
-            guard let value = T(rawValue: text) else {
-                throw ParameterError(parameter: name, detail: "\(name) must be one of \(T.allCases.map(\.rawValue).joined(separator: ", ")), got '\(text)'")
-            }
-            return value
-        }
-        func flag(_ name: String) throws(ParameterError) -> Bool? {
-            guard let text = values[name] else { return nil }
-            guard text == "0" || text == "1" else { throw ParameterError(parameter: name, detail: "\(name) must be 0 or 1, got '\(text)'") }
-            return text == "1"
-        }
-
-        self.init(autoWidth: values["w"] == "auto", autoDPR: values["dpr"] == "auto")
-        if !autoWidth { width = try integer("w", in: 1...maxDimension) }
-        height = try integer("h", in: 1...maxDimension)
-        if !autoDPR, let text = values["dpr"] {
-            guard let ratio = Self.decimal(text), Self.dprRange.contains(ratio) else {
-                throw ParameterError(parameter: "dpr", detail: "dpr must be a number in 1...4 or auto, got '\(text)'")
-            }
-            dpr = ratio
-        }
-        fit = try choice("fit", Fit.self)
-        crop = try choice("crop", Crop.self)
-        enlarge = try flag("enlarge")
-        format = try choice("fm", Format.self)
-        quality = try integer("q", in: Self.qualityRange)
-        progressive = try flag("pr")
-        animated = try flag("anim")
-
-        func decimal(_ name: String, in range: ClosedRange<Double>, zero: Bool = false) throws(ParameterError) -> Double? {
-            guard let text = values[name] else { return nil }
-            guard let value = Self.decimal(text), range.contains(value) || (zero && value == 0) else {
-                throw ParameterError(parameter: name, detail: "\(name) must be \(zero ? "0 or " : "")a number in "
-                    + "\(Self.decimalText(range.lowerBound))...\(Self.decimalText(range.upperBound)), got '\(text)'")
-            }
-            return value
-        }
-        func integers(_ name: String, count: Set<Int>, in range: ClosedRange<Int>, spelling: String) throws(ParameterError) -> [Int]? {
-            guard let text = values[name] else { return nil }
-            let parts = text.split(separator: ",", omittingEmptySubsequences: false)
-            guard count.contains(parts.count), let numbers = Optional(parts.compactMap { Self.integer($0) }), numbers.count == parts.count,
-                  numbers.allSatisfy(range.contains)
-            else {
-                throw ParameterError(parameter: name, detail: "\(name) must be \(spelling), each in \(range.lowerBound)...\(range.upperBound), got '\(text)'")
-            }
-            return numbers
-        }
-
-        if let numbers = try integers("rect", count: [4], in: Self.rectRange, spelling: "x,y,w,h in source pixels") {
-            guard numbers[2] > 0, numbers[3] > 0 else {
-                throw ParameterError(parameter: "rect", detail: "rect must have a width and a height of at least 1, got '\(values["rect"]!)'")
-            }
-            region = PixelRect(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3])
-        }
-        trim = try integer("trim", in: Self.trimRange)
-        if let text = values["fp"] {
-            let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Self.decimal(String($0)) }
-            guard parts.count == 2, let x = parts[0], let y = parts[1], (0...1).contains(x), (0...1).contains(y) else {
-                throw ParameterError(parameter: "fp", detail: "fp must be x,y with each in 0...1, got '\(text)'")
-            }
-            focus = FocalPoint(x: x, y: y)
-        }
-        if let text = values["rot"] {
-            guard let degrees = Self.integer(Substring(text), signed: true), degrees % 90 == 0, abs(degrees) <= 3600 else {
-                throw ParameterError(parameter: "rot", detail: "rot must be a multiple of 90 (degrees clockwise), got '\(text)'")
-            }
-            rotation = degrees
-        }
-        flip = try choice("flip", Flip.self)
-        if let sides = try integers("pad", count: [1, 4], in: Self.paddingRange, spelling: "one number or t,r,b,l") {
-            padding = sides.count == 1 ? EdgeInsets(all: sides[0]) : EdgeInsets(top: sides[0], right: sides[1], bottom: sides[2], left: sides[3])
-        }
-        if let text = values["bg"] {
-            guard let color = RGBAColor(hex: text) else {
-                throw ParameterError(parameter: "bg", detail: "bg must be a colour as rrggbb or rrggbbaa in hexadecimal, got '\(text)'")
-            }
-            background = color
-        }
-        blur = try decimal("blur", in: Self.blurRange, zero: true).map { ($0 * 10).rounded() / 10 }
-        sharpen = try decimal("sharpen", in: Self.sharpenRange, zero: true).map { ($0 * 10).rounded() / 10 }
-        gray = try flag("gray")
-        if let text = values["wm"] {
-            guard !text.isEmpty, text.utf8.count <= 1024 else {
-                throw ParameterError(parameter: "wm", detail: "wm must be a library image path or none, got '\(text)'")
-            }
-            watermark = text == "none" ? .off : .image(text)
-        }
-        watermarkPosition = try choice("wmpos", WatermarkPosition.self)
-        watermarkScale = try decimal("wmscale", in: Self.watermarkScaleRange)
-        watermarkOpacity = try decimal("wmop", in: 0...1)
-        watermarkPadding = try integer("wmpad", in: Self.paddingRange)
-        maxBytes = try integer("mb", in: Self.maxBytesRange)
-        page = try integer("page", in: Self.pageRange)
     }
 
     /// `12`, or `-90` where `signed`: plain digits, at most nine.
@@ -309,51 +210,8 @@ public struct ThumbnailOptions: Sendable, Hashable {
                                       trim: trim, focus: focus, rotation: rotation, mirrored: mirrored,
                                       padding: hinted ? padding : padding?.scaled(by: ratio), background: background,
                                       blur: blur, sharpen: sharpen, gray: gray ?? false, maxBytes: maxBytes, page: page ?? 1)
-        var items: [(name: String, value: String)] = []
-        if autoWidth { items.append(("w", "auto")) } else if let w { items.append(("w", String(w))) }
-        if let h { items.append(("h", String(h))) }
-        if autoDPR {
-            items.append(("dpr", "auto"))
-        } else if hinted, ratio != 1 {
-            items.append(("dpr", Self.decimalText(ratio)))
-        }
-        if normal.fit != .contain { items.append(("fit", normal.fit.rawValue)) }
-        if normal.crop != .center { items.append(("crop", normal.crop.rawValue)) }
-        if normal.enlarge { items.append(("enlarge", "1")) }
-        if let format { items.append(("fm", format.rawValue)) }
-        if let quality, output?.usesQuality ?? true { items.append(("q", String(quality))) }
-        if let progressive, output?.usesProgressive ?? true { items.append(("pr", progressive ? "1" : "0")) }
-        if normal.animated { items.append(("anim", "1")) }
-        if let focus = normal.focus { items.append(("fp", focus.description)) }
-        if let region = normal.region { items.append(("rect", region.description)) }
-        if let trim = normal.trim { items.append(("trim", String(trim))) }
-        if normal.rotation != 0 { items.append(("rot", String(normal.rotation))) }
-        if normal.mirrored { items.append(("flip", Flip.h.rawValue)) }
-        if let padding = normal.padding { items.append(("pad", padding.description)) }
-        if let background = normal.background { items.append(("bg", background.description)) }
-        if let blur = normal.blur { items.append(("blur", Self.decimalText(blur))) }
-        if let sharpen = normal.sharpen { items.append(("sharpen", Self.decimalText(sharpen))) }
-        if normal.gray { items.append(("gray", "1")) }
-        items += watermarkItems(scaledBy: hinted ? 1 : ratio)
-        if let maxBytes = normal.maxBytes { items.append(("mb", String(maxBytes))) }
-        if normal.page != 1 { items.append(("page", String(normal.page))) }
-        return items
-    }
-
-    /// `wm` and its settings as given (the padding times the ratio folded away): whether they
-    /// apply depends on the server's default watermark, which a client cannot know.
-    private func watermarkItems(scaledBy ratio: Double) -> [(name: String, value: String)] {
-        var items: [(name: String, value: String)] = []
-        switch watermark {
-        case .image(let path): items.append(("wm", path))
-        case .off: items.append(("wm", "none"))
-        case nil: break
-        }
-        if let watermarkPosition { items.append(("wmpos", watermarkPosition.rawValue)) }
-        if let watermarkScale { items.append(("wmscale", Self.decimalText(watermarkScale))) }
-        if let watermarkOpacity { items.append(("wmop", Self.decimalText(watermarkOpacity))) }
-        if let watermarkPadding { items.append(("wmpad", String(Int((Double(watermarkPadding) * ratio).rounded())))) }
-        return items
+        let form = URLParameter.NormalForm(options: self, normal: normal, hinted: hinted, ratio: ratio, width: w, height: h, output: output)
+        return Self.parameters.compactMap { parameter in parameter.normal(form).map { (parameter.name, $0) } }
     }
 
     /// `rot` and `flip` as the one rotation (0, 90, 180, 270) followed by an optional left-right
@@ -374,31 +232,7 @@ public struct ThumbnailOptions: Sendable, Hashable {
     }
 
     private func presetItems(_ preset: String) -> [(name: String, value: String)] {
-        var items: [(name: String, value: String)] = [("p", preset)]
-        if autoWidth { items.append(("w", "auto")) } else if let width { items.append(("w", String(width))) }
-        if let height { items.append(("h", String(height))) }
-        if autoDPR { items.append(("dpr", "auto")) } else if let dpr { items.append(("dpr", Self.decimalText(Self.clampedRatio(dpr)))) }
-        if let fit { items.append(("fit", fit.rawValue)) }
-        if let crop { items.append(("crop", crop.rawValue)) }
-        if let enlarge { items.append(("enlarge", enlarge ? "1" : "0")) }
-        if let format { items.append(("fm", format.rawValue)) }
-        if let quality { items.append(("q", String(quality))) }
-        if let progressive { items.append(("pr", progressive ? "1" : "0")) }
-        if let animated { items.append(("anim", animated ? "1" : "0")) }
-        if let focus { items.append(("fp", focus.description)) }
-        if let region { items.append(("rect", region.description)) }
-        if let trim { items.append(("trim", String(trim))) }
-        if let rotation { items.append(("rot", String(rotation))) }
-        if let flip { items.append(("flip", flip.rawValue)) }
-        if let padding { items.append(("pad", padding.description)) }
-        if let background { items.append(("bg", background.description)) }
-        if let blur { items.append(("blur", Self.decimalText(blur))) }
-        if let sharpen { items.append(("sharpen", Self.decimalText(sharpen))) }
-        if let gray { items.append(("gray", gray ? "1" : "0")) }
-        items += watermarkItems(scaledBy: 1)
-        if let maxBytes { items.append(("mb", String(maxBytes))) }
-        if let page { items.append(("page", String(page))) }
-        return items
+        [(Self.presetParameter, preset)] + Self.parameters.compactMap { parameter in parameter.given(self).map { (parameter.name, $0) } }
     }
 
     /// `2`, `1.5`, `2.625`: at most four decimals, no exponent (the server reads plain decimals only).

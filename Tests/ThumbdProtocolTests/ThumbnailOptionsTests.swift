@@ -1,3 +1,4 @@
+import Foundation
 import PropertyBased
 import Testing
 import TestSupport
@@ -76,5 +77,40 @@ import TestSupport
         try signer.verify(signed)
         #expect(throws: URLSigner.Refusal.wrong) { try signer.verify("/img/a.jpg?w=11" + signed.dropFirst("/img/a.jpg?w=10".count)) }
         #expect(throws: URLSigner.Refusal.notLast) { try signer.verify(signed + "&h=1") }
+    }
+}
+
+/// The parameter table is the one statement of the parameters: the OpenAPI document and the
+/// README describe each of its rows, and name no transform parameter it lacks.
+@Suite struct ParameterTableTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test func theDocumentsDescribeEveryRowAndNoOther() throws {
+        let openapi = try String(contentsOf: Self.root.appendingPathComponent("docs/openapi.yaml"), encoding: .utf8)
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let names = ThumbnailOptions.parameters.map(\.name)
+        let tableLines = readme.split(separator: "\n").filter { $0.hasPrefix("| ") }
+        #expect(Set(names).count == names.count)
+        for name in names {
+            #expect(openapi.contains("\n      name: \(name)\n      in: query\n"), "docs/openapi.yaml does not describe \(name)")
+            #expect(tableLines.contains { $0.contains("`\(name)`") || $0.contains("`\(name)=") }, "the README's tables do not describe \(name)")
+        }
+        let section = try #require(openapi.range(of: "\n  parameters:\n")).upperBound
+        let described = openapi[section...].split(separator: "\n").compactMap { line -> String? in
+            line.hasPrefix("      name: ") ? String(line.dropFirst("      name: ".count)) : nil
+        }
+        let transform = described.prefix { $0 != "url" }.filter { $0 != "path" }
+        #expect(Set(transform) == Set(ThumbnailOptions.parameterNames), "\(transform)")
+    }
+
+    /// Reading and rendering follow the table: every row reads its normal-form value back.
+    @Test func everyRowReadsWhatItRenders() async {
+        await propertyCheck(count: 200, input: Gen.int(in: 0...1_000_000)) { seed in
+            let options = ThumbnailOptions.random(seed: UInt64(seed))
+            for (name, value) in options.normalQueryItems {
+                #expect(ThumbnailOptions.parameters.contains { $0.name == name }, "\(name)")
+                #expect(throws: Never.self) { _ = try ThumbnailOptions(values: [name: value], maxDimension: 4096 * 4) }
+            }
+        }
     }
 }
