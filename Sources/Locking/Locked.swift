@@ -16,8 +16,8 @@ import Darwin
 ///   every platform the package declares, and come with the OS (no C code of ours).
 /// - ThreadSanitizer intercepts `pthread_mutex_lock`/`unlock` itself, so TSan builds see the
 ///   order a contended lock makes without help. (`Mutex` waits in a futex path inside the
-///   uninstrumented Synchronization library, so on Linux TSan reported the data it guards as
-///   racing, and this type used to add `__tsan_acquire`/`__tsan_release` in TSan builds.)
+///   uninstrumented Synchronization library, so on Linux TSan reports the data it guards as
+///   racing unless `__tsan_acquire`/`__tsan_release` are added by hand.)
 public final class Locked<Value>: @unchecked Sendable {
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
     /// Touched only with `mutex` held.

@@ -83,7 +83,7 @@ import TestSupport
     }
 }
 
-/// Issue 32: an SVG original that carries script, opened in a real browser from thumbd, must
+/// An SVG original that carries script, opened in a real browser from thumbd, must
 /// not run it on thumbd's origin (the sandboxing Content-Security-Policy), while the same file
 /// opened from disk does (so the test can see a script run).
 @Suite struct ActiveContentBrowserTests {

@@ -5,7 +5,7 @@ import TestSupport
 @testable import Thumbd
 @testable import ThumbdCore
 
-/// Issue 32: what an outside probe fed thumbd. Every image it decodes (sources, watermarks,
+/// Hostile files and parameters. Every image it decodes (sources, watermarks,
 /// pages) passes the same limits from its header before any pixel is decoded, and a vector
 /// page is drawn at the scale the output needs or refused.
 @Suite(.serialized) struct HostileInputTests {
@@ -72,7 +72,7 @@ import TestSupport
     static let twoPages = TestBytes.tiff(pages: [(100, 100, [0, 255, 0]), (200, 200, [255, 0, 0])])
 }
 
-/// Issue 32: work nobody waits for any more is stopped while it runs, and its worker freed.
+/// Work nobody waits for any more is stopped while it runs, and its worker freed.
 @Suite struct RunawayTransformTests {
     /// 195 bytes: a blur of 100000 px over the whole drawing, asked at 4096 px, takes a
     /// libvips thread 20 s or more.

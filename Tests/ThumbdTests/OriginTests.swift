@@ -133,7 +133,7 @@ final class TestOrigin: HTTPHandler, @unchecked Sendable {
         #expect(try proxy(f, url, "&w=120").header("X-Cache") == "memory")
     }
 
-    /// Issue 32: an origin that answers 30 s late is a failing one: the misses of its URLs wait
+    /// An origin that answers 30 s late is a failing one: the misses of its URLs wait
     /// for one timeout at most, and a thumbnail held of it is answered at once.
     @Test func aStalledOriginAnswersEveryMissWithinItsTimeoutAndHeldThumbnailsAtOnce() throws {
         let origin = try TestOrigin()

@@ -55,7 +55,7 @@ import TestSupport
     }
 }
 
-/// Issue 32: a store that answers, but 30 s late (a delaying proxy of the tests' own in front
+/// A store that answers, but 30 s late (a delaying proxy of the tests' own in front
 /// of the real radosgw). A slow store is a failing one: one wait for all, then answers at once.
 @Suite(.ceph) struct S3StallTests {
     var store: S3TestServer { S3TestServer.current! }

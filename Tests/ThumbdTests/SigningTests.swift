@@ -65,7 +65,7 @@ import ThumbdProtocol
         #expect(result.output == "/img/cat.jpg?w=300&fit=cover&s=\(Self.independentSignature("/img/cat.jpg?w=300&fit=cover"))\n")
     }
 
-    // MARK: - expires (issue 32)
+    // MARK: - expires
 
     static let now = 1_800_000_000
 

@@ -339,7 +339,7 @@ final class Answers: Sendable {
         #expect(problem.status.code == 422 && problem.detail.contains("4 MiB") && problem.detail.contains("limits.transform_memory_bytes"))
     }
 
-    /// Issue 31: padding times dpr made a 12096 px JPEG XL past the dimension check on w and h.
+    /// The output limits hold on the final canvas: padding times dpr, and rotation, count too.
     @Test(arguments: ["w=1024&h=1024&dpr=4&fit=pad&pad=1000&fm=jxl", "w=4096&h=4096&fit=pad&pad=1000&fm=jxl",
                       "w=4000&enlarge=1&pad=100", "w=100&h=4000&fit=fill&rot=90&pad=0,200,0,0&enlarge=1"])
     func anOutputOverTheLimitsAfterPaddingDprAndRotationIsRefusedBeforeDecode(_ query: String) throws {
