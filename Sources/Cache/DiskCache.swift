@@ -280,11 +280,13 @@ public final class DiskCache: Sendable {
     }
 
     /// Removes every entry whose full key satisfies `shouldRemove`; returns how many. Reads
-    /// each indexed entry's header (the key is inside), so it takes a while on a large tier:
-    /// run it off the event loops. Entries being written meanwhile are not seen.
+    /// each entry's header (the key is inside), so it takes a while on a large tier: run it
+    /// off the event loops. Before the index is built the folder itself is walked, so a purge
+    /// applied at start reaches the entries an earlier run left. Entries being written
+    /// meanwhile are not seen.
     public func removeAll(whereKey shouldRemove: (String) -> Bool) -> Int {
         guard isHealthy else { return 0 }
-        let hashes = tables.withLock { $0.index.keys }
+        let hashes = isIndexed ? tables.withLock { $0.index.keys } : Self.entryFiles(in: directoryPath).map(\.hash)
         var removed = 0
         for hash in hashes {
             guard let file = FileDescriptor(adopting: Glibc.open(filePath(for: hash), O_RDONLY | O_CLOEXEC)) else { continue }

@@ -92,6 +92,19 @@ func variant(_ n: Int, size: Int = 1000) -> CachedVariant {
         #expect(FileManager.default.fileExists(atPath: second.path(for: key.hash).path))
     }
 
+    @Test func aPurgeBeforeTheIndexIsBuiltReachesWhatAnEarlierRunLeft() {
+        let dir = temporaryDirectory()
+        let first = DiskCache(directory: dir, capacityBytes: 1 << 20)
+        first.rebuildIndex()
+        let a = CacheKey("img|a.jpg|v1|w=10"), a2 = CacheKey("img|a.jpg|v1|w=20"), b = CacheKey("img|b.jpg|v1|w=10")
+        for key in [a, a2, b] { first.put(key, variant(3)) }
+        let second = DiskCache(directory: dir, capacityBytes: 1 << 20)
+        #expect(!second.isIndexed)
+        #expect(second.removeAll(whereKey: { $0.hasPrefix("img|a.jpg|") }) == 2)
+        #expect(second.get(a) == nil && second.get(a2) == nil)
+        #expect(second.get(b) == variant(3))
+    }
+
     @Test func evictsLeastRecentlyUsedToStayUnderItsBound() throws {
         let dir = temporaryDirectory()
         let cache = DiskCache(directory: dir, capacityBytes: 5000)
