@@ -47,12 +47,15 @@ void tf_fetch(const tf_request *request, tf_response *response);
 void tf_response_free(tf_response *response);
 
 /* One S3 request signed with AWS Signature V4 by libcurl itself (CURLOPT_AWS_SIGV4): GET or
- * HEAD of an object or a listing. The URL comes encoded as S3 signs it (the path as it is,
+ * HEAD of an object or a listing, PUT of an object (the body as given) or DELETE of one. The URL comes encoded as S3 signs it (the path as it is,
  * the query sorted and encoded): libcurl signs what it is given. Each thread keeps its
  * handle, so connections to the store are reused. Redirects are not followed. */
 typedef struct {
     const char *url;
     int head;                       /* 1: HEAD (no body) */
+    const char *method;             /* NULL: GET (or HEAD); "PUT" (sends body) or "DELETE" */
+    const unsigned char *body;      /* PUT's body, body_length bytes */
+    size_t body_length;
     const char *sigv4;              /* "aws:amz:REGION:s3" */
     const char *access_key;
     const char *secret_key;

@@ -17,7 +17,7 @@ package struct S3Client: Sendable {
     }
 
     package enum Operation: String, Sendable {
-        case get, head, list
+        case get, head, list, put, delete
     }
 
     package let location: S3Location
@@ -57,8 +57,21 @@ package struct S3Client: Sendable {
     /// throws when no answer came or the body passed `maxBytes`. `fields` are sent as given
     /// (Range, If-None-Match, ...).
     package func object(_ key: String, head: Bool = false, fields: [(HTTPFieldName, String)] = [], maxBytes: Int) throws(S3Error) -> S3Response {
-        try send(endpoint.bucketURL(location.bucket) + "/" + PercentCoding.encode(key, keepingSlashes: true),
-                 operation: head ? .head : .get, fields: fields, maxBytes: maxBytes)
+        try send(objectURL(key), operation: head ? .head : .get, fields: fields, maxBytes: maxBytes)
+    }
+
+    /// Stores `body` as the object `key` (200 when stored; the caller reads the rest).
+    package func put(_ key: String, body: [UInt8]) throws(S3Error) -> S3Response {
+        try send(objectURL(key), operation: .put, fields: [], maxBytes: 1 << 20, body: body)
+    }
+
+    /// Deletes the object `key` (204, also when there was none).
+    package func delete(_ key: String) throws(S3Error) -> S3Response {
+        try send(objectURL(key), operation: .delete, fields: [], maxBytes: 1 << 20)
+    }
+
+    private func objectURL(_ key: String) -> String {
+        endpoint.bucketURL(location.bucket) + "/" + PercentCoding.encode(key, keepingSlashes: true)
     }
 
     /// One page of the keys under `prefix` (ListObjectsV2), after `token` (the previous page's).
@@ -87,25 +100,37 @@ package struct S3Client: Sendable {
         _ = try list(prefix: location.prefix, after: nil, maxKeys: 1)
     }
 
-    private func send(_ url: String, operation: Operation, fields: [(HTTPFieldName, String)], maxBytes: Int) throws(S3Error) -> S3Response {
+    private func send(_ url: String, operation: Operation, fields: [(HTTPFieldName, String)], maxBytes: Int,
+                      body: [UInt8] = []) throws(S3Error) -> S3Response {
         _ = Self.started
         let started = clock.now()
         var response = tf_s3_response()
         let lines = fields.map { "\($0.0.text): \($0.1)" }
+        let method: String? = switch operation {
+        case .put: "PUT"
+        case .delete: "DELETE"
+        case .get, .head, .list: nil
+        }
         withCStrings(lines) { headers in
+          body.withUnsafeBufferPointer { upload in
             url.withCString { url in
                 "aws:amz:\(region):s3".withCString { sigv4 in
                     accessKey.withCString { access in
                         secretKey.withCString { secret in
-                            var request = tf_s3_request(url: url, head: operation == .head ? 1 : 0, sigv4: sigv4, access_key: access,
-                                                        secret_key: secret, headers: headers,
-                                                        connect_timeout_ms: max(1, Int(connectTimeout * 1000)),
-                                                        total_timeout_ms: max(1, Int(timeout * 1000)), max_bytes: maxBytes)
-                            tf_s3_fetch(&request, &response)
+                            method.withOptionalCString { method in
+                                var request = tf_s3_request(url: url, head: operation == .head ? 1 : 0, method: method,
+                                                            body: upload.baseAddress, body_length: upload.count,
+                                                            sigv4: sigv4, access_key: access,
+                                                            secret_key: secret, headers: headers,
+                                                            connect_timeout_ms: max(1, Int(connectTimeout * 1000)),
+                                                            total_timeout_ms: max(1, Int(timeout * 1000)), max_bytes: maxBytes)
+                                tf_s3_fetch(&request, &response)
+                            }
                         }
                     }
                 }
             }
+          }
         }
         defer { tf_s3_response_free(&response) }
         let seconds = clock.now() - started
@@ -138,7 +163,7 @@ package struct S3Client: Sendable {
     /// The metric label of an answer's status.
     package static func label(_ answer: S3Response) -> String {
         switch answer.status {
-        case 200, 206: "ok"
+        case 200, 204, 206: "ok"
         case 304: "not_modified"
         case 412: "precondition_failed"
         case 416: "range_not_satisfiable"
@@ -153,4 +178,12 @@ private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeP
     defer { copies.forEach { free($0) } }
     let pointers: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } } + [nil]
     return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+}
+
+extension Optional where Wrapped == String {
+    /// The string as a C string for `body`, or NULL.
+    fileprivate func withOptionalCString<R>(_ body: (UnsafePointer<CChar>?) -> R) -> R {
+        guard let self else { return body(nil) }
+        return self.withCString(body)
+    }
 }
