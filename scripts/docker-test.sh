@@ -606,11 +606,13 @@ check_cluster_kill_fails_no_request() {
 # file, and checked to give every replica the bucket and no library folder.
 check_cluster_s3_override_renders() {
     local rendered
-    rendered=$(S3_LIBRARY=s3://photos/ S3_ENDPOINT=http://store.invalid:7480 THUMBD_S3_ACCESS_KEY=access THUMBD_S3_SECRET_KEY=secret \
+    rendered=$(S3_LIBRARY=s3://photos/ S3_SHARED_CACHE=s3://photos/thumbd-cache/ S3_ENDPOINT=http://store.invalid:7480 \
+        THUMBD_S3_ACCESS_KEY=access THUMBD_S3_SECRET_KEY=secret \
         PUBLISH=127.0.0.1: compose -f deploy/cluster/compose.yaml -f deploy/cluster/compose.s3.yaml config 2>&1) \
         || { echo "config failed: $(tail -2 <<< "$rendered")"; return 1; }
     [ "$(grep -c 'THUMBD_LIBRARY_ROOT: s3://photos/' <<< "$rendered")" = 3 ] || { echo "not every replica has the bucket"; return 1; }
     [ "$(grep -c 'type: tmpfs' <<< "$rendered")" = 3 ] || { echo "not every replica's library mount is replaced"; return 1; }
+    [ "$(grep -c 'THUMBD_CACHE_SHARED_ROOT: s3://photos/thumbd-cache/' <<< "$rendered")" = 3 ] || { echo "not every replica has the shared tier"; return 1; }
     ! grep -q 'images:/var/lib/thumbd/images' <<< "$rendered" || { echo "a replica still mounts ./images"; return 1; }
 }
 

@@ -16,14 +16,14 @@ import WireCoding
         let folder: URL
         /// The library the replicas share: a folder, or `s3://BUCKET/` on `store`.
         let library: String
-        /// The store's settings, for a library in a bucket.
+        /// The store's settings, for a library in a bucket, and any other `THUMBD_*` settings.
         let storeEnvironment: [String: String]
         let balancerPort: Int
         let replicaPort: Int
         var balancer: String { "http://127.0.0.1:\(balancerPort)" }
 
         /// `images` photos in a library folder, or in a new bucket of `store`.
-        init(images: Int, store: S3TestServer? = nil) throws {
+        init(images: Int, store: S3TestServer? = nil, environment: [String: String] = [:]) throws {
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("thumbd-cluster-\(UUID().uuidString)")
             let photos = try (0..<images).map { i in
                 ("p\(i).jpg", try ImageSynthesis.pattern(width: 320, height: 240, seed: 100 + i).encode(.jpeg))
@@ -32,13 +32,13 @@ import WireCoding
                 let bucket = try store.makeBucket()
                 try store.put(bucket, Dictionary(uniqueKeysWithValues: photos))
                 library = "s3://\(bucket)/"
-                storeEnvironment = store.environment(bucket: bucket)
+                storeEnvironment = store.environment(bucket: bucket).merging(environment) { $1 }
             } else {
                 let folderLibrary = folder.appendingPathComponent("library")
                 try FileManager.default.createDirectory(at: folderLibrary, withIntermediateDirectories: true)
                 for (name, bytes) in photos { try Data(bytes).write(to: folderLibrary.appendingPathComponent(name)) }
                 library = folderLibrary.path
-                storeEnvironment = [:]
+                storeEnvironment = environment
             }
             // Six consecutive ports for the balancer and up to five replicas, free when picked (a
             // Ceph of another suite holds some in the same range).

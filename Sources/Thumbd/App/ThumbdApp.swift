@@ -16,6 +16,8 @@ public final class ThumbdApp: HTTPHandler {
     let thumbnails: ThumbnailService
     let originals: RemoteOriginals?
     let drain = DrainState()
+    /// Purges shared with the other replicas; nil without a shared tier.
+    let sharedPurges: SharedPurges?
 
     private let image: ImageRoute
     private let proxy: ProxyRoute
@@ -55,7 +57,12 @@ public final class ThumbdApp: HTTPHandler {
         }
         let imageFields = ImageFields(cacheControl: config.output.cacheControl, acceptClientHints: config.output.clientHints)
         let presenter = ThumbnailPresenter(fields: imageFields)
-        let store = VariantStore(memoryBytes: memory.memoryTier, disk: disk, prepare: presenter.prepared)
+        let sharedStore = config.sharedClient(clock: clock).map {
+            // Its requests are counted by the tier's own metrics, not as the library's.
+            SharedStore(client: $0, clock: clock, logger: logger)
+        }
+        let sharedTier = sharedStore.map { SharedTier(store: $0) }
+        let store = VariantStore(memoryBytes: memory.memoryTier, disk: disk, shared: sharedTier, prepare: presenter.prepared)
         // Under a limit the memory tier gives its room to transforms that need it (MemoryPlan).
         var yielding: (@Sendable (Int) -> Bool)?
         if let room = memory.sharedRoom {
@@ -97,11 +104,26 @@ public final class ThumbdApp: HTTPHandler {
         let catalogs = config.picsum.enabled ? PicsumCatalogs(index: library.index) : nil
         gallery = GalleryRoute(index: library.index, pool: pool, links: links, picsum: catalogs)
         health = HealthRoute(drain: drain)
-        metricsRoute = MetricsRoute(metrics: metrics, thumbnails: thumbnails, originals: originals, gauges: gauges, memoryPlan: memory)
+        metricsRoute = MetricsRoute(metrics: metrics, thumbnails: thumbnails, originals: originals, shared: sharedTier, gauges: gauges,
+                                   memoryPlan: memory)
         imageInfo = ImageInfoRoute(library: library, pool: pool, links: links)
         remoteInfo = RemoteInfoRoute(authorization: authorization, originals: originals, pool: pool)
+        // Purges other replicas published: applied before this one serves (those published
+        // while it was down), then followed while it runs.
+        let removal = PurgeRoute.Removal(thumbnails: thumbnails, originals: originals, library: library)
+        sharedPurges = sharedStore.map {
+            SharedPurges(store: $0, stateFolder: disk?.isHealthy == true ? config.cache.dir : nil,
+                         interval: config.cache.shared.purgeInterval, wallClock: wallClock, logger: logger)
+        }
+        if let sharedPurges {
+            if !sharedPurges.catchUp(apply: removal.apply(record:)) {
+                logger.warning("the shared tier's purges could not be read at start; they are applied once the store answers")
+            }
+            sharedPurges.heartbeat()
+            sharedPurges.follow(apply: removal.apply(record:))
+        }
         purge = config.admin.token.isEmpty ? nil
-            : PurgeRoute(token: Array(config.admin.token.utf8), thumbnails: thumbnails, originals: originals, library: library)
+            : PurgeRoute(token: Array(config.admin.token.utf8), removal: removal, purges: sharedPurges)
         picsum = catalogs.map {
             PicsumRoute(signer: signer, authorization: authorization, catalogs: $0, answers: answers,
                         defaults: parser.defaults, links: links, pool: pool)
@@ -143,7 +165,10 @@ public final class ThumbdApp: HTTPHandler {
     }
 
     /// While draining, /health answers 503 so load balancers stop sending traffic.
-    public func beginDraining() { drain.begin() }
+    public func beginDraining() {
+        drain.begin()
+        sharedPurges?.leave()
+    }
 
     var pool: WorkerPool { thumbnails.pool }
 }

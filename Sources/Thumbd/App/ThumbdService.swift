@@ -76,6 +76,7 @@ public final class ThumbdService: Sendable {
     }
 
     public func stop() {
+        app.sharedPurges?.leave()
         server.stop()
         app.pool.stop()
     }

@@ -61,6 +61,12 @@ public enum ConfigLoader {
         if let bucket = config.library.bucket, config.library.s3.accessKey.isEmpty || config.library.s3.secretKey.isEmpty {
             throw ConfigError(key: "library.s3.access_key", message: "the S3 library \(bucket) needs its keys: THUMBD_S3_ACCESS_KEY and THUMBD_S3_SECRET_KEY (or library.s3.access_key and library.s3.secret_key)")
         }
+        if let bucket = config.cache.shared.bucket {
+            let s3 = config.sharedStoreSettings
+            if s3.accessKey.isEmpty || s3.secretKey.isEmpty {
+                throw ConfigError(key: "cache.shared.root", message: "the shared tier \(bucket) needs keys: THUMBD_S3_ACCESS_KEY and THUMBD_S3_SECRET_KEY (or cache.shared.s3.access_key and cache.shared.s3.secret_key)")
+            }
+        }
         // Presets are checked against the final limits, whatever order the layers set them in.
         for (name, query) in config.presets.sorted(by: { $0.key < $1.key }) {
             try checkPreset(name: name, query: query, place: presetPlaces[name] ?? "presets", config: config)

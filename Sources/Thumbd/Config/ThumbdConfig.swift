@@ -60,6 +60,35 @@ public struct ThumbdConfig: Sendable, Equatable {
         /// the thumbnails' `memoryBytes`; on disk they share the disk tier. nil: `auto`.
         public var originalsMemoryBytes: Int?
         public var diskBytes = 2 << 30
+        public var shared = Shared()
+
+        /// The tier every replica shares, in an object store.
+        public struct Shared: Sendable, Equatable {
+            /// `s3://BUCKET/PREFIX`; empty: no shared tier.
+            public var root = ""
+            /// How long a request to the store may take; past it the tier is skipped.
+            public var timeout = SharedStore.Defaults.timeout
+            /// How often each replica looks for purges published by the others.
+            public var purgeInterval = SharedPurges.Defaults.interval
+            /// The store, where it differs from `library.s3`'s (empty or nil: the same).
+            public var s3 = S3Override()
+
+            /// The bucket when `root` names one.
+            public var bucket: S3Location? { S3Location(parsing: root) }
+        }
+
+        /// Settings of another store than the library's; each empty (nil) one is the library's.
+        public struct S3Override: Sendable, Equatable, CustomStringConvertible {
+            public var endpoint = ""
+            public var region = ""
+            public var pathStyle: Bool?
+            public var accessKey = ""
+            public var secretKey = ""
+
+            public var description: String {
+                "S3(endpoint: \(endpoint), region: \(region), pathStyle: \(pathStyle.map(String.init) ?? "library's"), keys hidden)"
+            }
+        }
     }
 
     public struct Output: Sendable, Equatable {
@@ -178,6 +207,30 @@ public struct ThumbdConfig: Sendable, Equatable {
 }
 
 extension ThumbdConfig {
+    /// The shared tier's store: `cache.shared.s3`'s settings, each empty one `library.s3`'s.
+    var sharedStoreSettings: Library.S3 {
+        var s3 = library.s3
+        let override = cache.shared.s3
+        if !override.endpoint.isEmpty {
+            s3.endpoint = override.endpoint
+            s3.pathStyle = nil
+        }
+        if !override.region.isEmpty { s3.region = override.region }
+        if let pathStyle = override.pathStyle { s3.pathStyle = pathStyle }
+        if !override.accessKey.isEmpty { s3.accessKey = override.accessKey }
+        if !override.secretKey.isEmpty { s3.secretKey = override.secretKey }
+        return s3
+    }
+
+    /// The shared tier's client (nil without `cache.shared.root`), with its own timeout.
+    func sharedClient(clock: any MonotonicClock = SystemClock()) -> S3Client? {
+        guard let location = cache.shared.bucket else { return nil }
+        let s3 = sharedStoreSettings
+        return S3Client(location: location, endpoint: S3Endpoint(endpoint: s3.endpoint, region: s3.region, pathStyle: s3.pathStyle)!,
+                        region: s3.region, accessKey: s3.accessKey, secretKey: s3.secretKey,
+                        connectTimeout: min(origins.connectTimeout, cache.shared.timeout), timeout: cache.shared.timeout, clock: clock)
+    }
+
     /// The S3 client this configuration describes for `location` (the endpoint was checked
     /// when the configuration was loaded); S3 requests use the origins' timeouts.
     func s3Client(for location: S3Location, clock: any MonotonicClock = SystemClock()) -> S3Client {

@@ -8,6 +8,8 @@ struct MetricsRoute: Sendable {
     let metrics: ThumbdMetrics
     let thumbnails: ThumbnailService
     let originals: RemoteOriginals?
+    /// Nil without a shared tier.
+    let shared: SharedTier?
     let gauges: ServerGauges
     let memoryPlan: MemoryPlan
 
@@ -35,6 +37,15 @@ struct MetricsRoute: Sendable {
             metrics.total("thumbd_cache_corrupt_entries_total", [("tier", "disk")], disk.corrupt)
             metrics.gauge("thumbd_cache_bytes", [("tier", "disk")], disk.bytes)
             metrics.gauge("thumbd_cache_entries", [("tier", "disk")], disk.entries)
+        }
+        if let shared = shared?.counters {
+            metrics.total("thumbd_cache_requests_total", [("tier", "shared"), ("result", "hit")], shared.hits.count)
+            metrics.total("thumbd_cache_requests_total", [("tier", "shared"), ("result", "miss")], shared.misses.count)
+            metrics.total("thumbd_cache_writes_total", [("tier", "shared")], shared.writes.count)
+            metrics.total("thumbd_cache_corrupt_entries_total", [("tier", "shared")], shared.corrupt.count)
+            metrics.total("thumbd_shared_cache_dropped_writes_total", [], shared.drops.count)
+            metrics.total("thumbd_shared_cache_errors_total", [], shared.errors.count)
+            metrics.total("thumbd_shared_cache_skipped_total", [], shared.skips.count)
         }
         metrics.gauge("thumbd_transform_queue_depth", [], thumbnails.pool.queueDepth)
         metrics.gauge("thumbd_transforms_running", [], thumbnails.pool.running)

@@ -417,14 +417,18 @@ paths:
         '504': {$ref: '#/components/responses/GatewayTimeout'}
 
   /v1/purge:
-    summary: Remove a source's original and every variant of it from both cache tiers.
+    summary: Remove a source's original and every variant of it from every cache tier.
     description: |
       Exists only when `admin.token` is configured; otherwise every request to this path is a
       `404` problem, as for any unknown path. The token is checked first (`401`), then the
       query: exactly one of `path` (a library image) and `url` (a remote original), nothing
       else (`400` naming the parameter). Any method other than `POST` is `405` with
       `Allow: POST`. Library files themselves are never touched; the count covers the memory
-      and disk tiers together.
+      and disk tiers together. With a shared tier (`cache.shared.root`) the source's objects
+      there are removed too (`shared`), and a record of the purge is published that every
+      other replica applies to its own tiers within `cache.shared.purge_interval` (a replica
+      that is down applies it when it starts, before it serves); the answer waits up to twice
+      that interval plus a second for the live replicas to confirm and names them (`replicas`).
     post:
       operationId: purge
       tags: [admin]
@@ -2225,9 +2229,28 @@ components:
       required: [removed]
       properties:
         removed:
-          description: Entries removed from both cache tiers (the original and its variants).
+          description: Entries removed from this replica's memory and disk tiers (the original and its variants).
           type: integer
           minimum: 0
+        shared:
+          description: With a shared tier, the source's objects removed from it (absent when the store could not be listed).
+          type: integer
+          minimum: 0
+        replicas:
+          description: With a shared tier, the live replicas (by their names in the store) that applied the purge, and those that had not confirmed when the answer was sent.
+          type: object
+          additionalProperties: false
+          required: [confirmed, pending]
+          properties:
+            confirmed:
+              type: array
+              items: {type: string}
+            pending:
+              type: array
+              items: {type: string}
+            unpublished:
+              description: True when the store did not take the purge's record; the other replicas keep what they hold.
+              type: boolean
     HealthOK:
       type: object
       additionalProperties: false

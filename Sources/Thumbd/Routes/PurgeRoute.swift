@@ -5,15 +5,54 @@ import ThumbdProtocol
 import WireCoding
 
 /// `POST /v1/purge?path=...` or `?url=...`: removes a source's variants (and, for a remote
-/// source or an S3 library's image, its original) from both cache tiers, and answers how many
-/// entries went. Only with `Authorization: Bearer <admin.token>`; without a configured token
-/// the route does not exist.
+/// source or an S3 library's image, its original) from both local cache tiers, and answers
+/// how many entries went. With a shared tier, also its objects of the source, and a record
+/// that every other replica applies to its own tiers (`SharedPurges`): the answer says which
+/// live replicas have confirmed within a short wait and which have not yet. Only with
+/// `Authorization: Bearer <admin.token>`; without a configured token the route does not exist.
 struct PurgeRoute: Sendable {
     let token: [UInt8]
-    let thumbnails: ThumbnailService
-    let originals: RemoteOriginals?
-    /// The folder or the bucket: names a path's variants, and holds an S3 original.
-    let library: any LibraryBackend
+    let removal: Removal
+    /// Nil without a shared tier.
+    let purges: SharedPurges?
+
+    /// What a purge removes from this replica: the route's work, and what another replica's
+    /// record asks of this one.
+    struct Removal: Sendable {
+        let thumbnails: ThumbnailService
+        let originals: RemoteOriginals?
+        /// The folder or the bucket: names a path's variants, and holds an S3 original.
+        let library: any LibraryBackend
+
+        /// The source's entries removed from the local tiers; how many went.
+        func local(_ target: Target) -> Int {
+            switch target {
+            case .library(let path):
+                thumbnails.store.purge(prefix: library.sourceName(path).keyPrefix) + library.forget(path)
+            case .remote(let url):
+                thumbnails.store.purge(prefix: SourceName.remote(url).keyPrefix) + (originals?.forget(url) ?? 0)
+            }
+        }
+
+        /// The source's objects removed from the shared tier; nil when it could not be listed.
+        func shared(_ target: Target) -> Int? {
+            thumbnails.store.shared?.removeAll(sourcePrefix: sourceName(target).keyPrefix)
+        }
+
+        func sourceName(_ target: Target) -> SourceName {
+            switch target {
+            case .library(let path): library.sourceName(path)
+            case .remote(let url): SourceName.remote(url)
+            }
+        }
+
+        /// A record another replica published, applied here (a record that does not parse is
+        /// ignored: no replica publishes one).
+        func apply(record text: String) {
+            guard let query = try? QueryParameters(parsing: Substring(text)), let target = try? PurgeRoute.target(query) else { return }
+            _ = local(target)
+        }
+    }
 
     /// A missing or wrong token.
     struct Unauthorized: HTTPProblem {
@@ -30,23 +69,49 @@ struct PurgeRoute: Sendable {
         do {
             try authorize(request)
             let target = try Self.target(try QueryParameters(parsing: request.query))
-            let accepted = thumbnails.pool.submit { [thumbnails, originals, library] in
-                let removed: Int
-                switch target {
-                case .library(let path):
-                    removed = thumbnails.store.purge(prefix: library.sourceName(path).keyPrefix) + library.forget(path)
-                case .remote(let url):
-                    removed = thumbnails.store.purge(prefix: SourceName.remote(url).keyPrefix)
-                        + (originals?.forget(url) ?? 0)
+            let accepted = removal.thumbnails.pool.submit { [removal, purges] in
+                let removed = removal.local(target)
+                var answer = Answer(removed: removed)
+                if let purges {
+                    answer.shared = removal.shared(target)
+                    if let record = purges.publish(Self.record(target)) {
+                        let confirmations = purges.confirmations(of: record, waitingUpTo: purges.interval * 2 + 1)
+                        answer.replicas = .init(confirmed: confirmations.confirmed, pending: confirmations.pending)
+                    } else {
+                        answer.replicas = .init(confirmed: [purges.replica], pending: [], unpublished: true)
+                    }
                 }
                 var headers = HTTPHeaders()
                 headers.add(.cacheControl, "no-store")
-                responder.respond(HTTPResponse(status: .ok, contentType: "application/json", body: JSONBody.encode(["removed": removed]),
+                responder.respond(HTTPResponse(status: .ok, contentType: "application/json", body: JSONBody.encode(answer),
                                                headers: headers))
             }
             if !accepted { throw Overloaded() }
         } catch {
             responder.respond(Problems.response(for: error))
+        }
+    }
+
+    /// The answer: entries removed here; with a shared tier, its objects removed (nil: the
+    /// store could not be listed) and the replicas that confirmed.
+    struct Answer: Encodable {
+        struct Replicas: Encodable {
+            var confirmed: [String]
+            var pending: [String]
+            /// The store did not take the record: the other replicas keep what they hold.
+            var unpublished: Bool?
+        }
+
+        var removed: Int
+        var shared: Int?
+        var replicas: Replicas?
+    }
+
+    /// The record of a purge, as the other replicas read it back (`Removal.apply`).
+    static func record(_ target: Target) -> String {
+        switch target {
+        case .library(let path): "path=" + PercentCoding.encode(path.value, keepingSlashes: true)
+        case .remote(let url): "url=" + PercentCoding.encode(url, keepingSlashes: false)
         }
     }
 

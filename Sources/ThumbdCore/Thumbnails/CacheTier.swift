@@ -1,4 +1,4 @@
 /// The cache tier an answer came from.
 package enum CacheTier: String, Sendable {
-    case memory, disk
+    case memory, disk, shared
 }

@@ -12,12 +12,15 @@ package final class SourceBatches: Sendable {
     package struct Item: Sendable {
         package let flight: String
         package let request: ThumbnailRequest
-        package let versionKnownEarlier: Bool
+        /// The source's version when the request knew it before the source was asked.
+        package let knownVersion: SourceVersion?
 
-        package init(flight: String, request: ThumbnailRequest, versionKnownEarlier: Bool) {
+        package var versionKnownEarlier: Bool { knownVersion != nil }
+
+        package init(flight: String, request: ThumbnailRequest, knownVersion: SourceVersion?) {
             self.flight = flight
             self.request = request
-            self.versionKnownEarlier = versionKnownEarlier
+            self.knownVersion = knownVersion
         }
     }
 

@@ -7,8 +7,9 @@ import Logging
 import Synchronization
 
 /// Thumbnails of any source: looked up in the memory tier, then the disk tier; on a miss
-/// made on the worker pool, once for every request that asks for the same thumbnail while
-/// it is being made, counted and timed in the metrics, and stored in both tiers.
+/// asked of the shared tier (when there is one) or made on the worker pool, once for every
+/// request that asks for the same thumbnail while it is being made, counted and timed in the
+/// metrics, and stored in both local tiers, then in the shared one behind the answer.
 package final class ThumbnailService: Sendable {
     package struct Limits: Sendable {
         /// Sources over this many bytes are refused (413).
@@ -88,7 +89,7 @@ package final class ThumbnailService: Sendable {
         }
         let flight = version.map { request.identity(of: source.name, at: $0).key.hash }
             ?? ThumbnailIdentity.flightKey(source: source.name, request: request)
-        let item = SourceBatches.Item(flight: flight, request: request, versionKnownEarlier: version != nil)
+        let item = SourceBatches.Item(flight: flight, request: request, knownVersion: version)
         guard limits.sharesDecodes else {
             return run(flight, waiter) { [self] in produce([item], of: source) }
         }
@@ -168,7 +169,8 @@ package final class ThumbnailService: Sendable {
     }
 
     /// Worker thread: misses of one source (one, or several queued together: a grid's 1x, 2x
-    /// and detail sizes), each flight finished as soon as it is settled. The source's version
+    /// and detail sizes), each flight finished as soon as it is settled. What the shared tier
+    /// holds for a version known before answered first; then the source's version
     /// where it can be had without the bytes, and what a tier holds for it answered; else the
     /// source loaded once, then what a tier holds answered (when the version was not known
     /// before loading, another size may have made it meanwhile), misses of the source that
@@ -180,18 +182,31 @@ package final class ThumbnailService: Sendable {
         func answerAll(_ answer: ThumbnailAnswer) {
             for item in pending { flights.finish(item.flight, with: answer) }
         }
-        func answerFromTiers(_ version: SourceVersion) {
+        // Keys asked of the shared tier already (each is asked once per miss).
+        var askedShared = Set<String>()
+        func answerFromTiers(_ version: (SourceBatches.Item) -> SourceVersion?) {
             pending.removeAll { item in
-                guard let found = store.variant(item.request.identity(of: source.name, at: version).key) else { return false }
-                flights.finish(item.flight, with: .variant(VariantAnswer(variant: found.variant, tier: found.tier, steps: [])))
+                guard let version = version(item) else { return false }
+                let key = item.request.identity(of: source.name, at: version).key
+                if let found = store.variant(key) {
+                    flights.finish(item.flight, with: .variant(VariantAnswer(variant: found.variant, tier: found.tier, steps: [])))
+                    return true
+                }
+                guard store.shared != nil, askedShared.insert(key.hash).inserted,
+                      let variant = store.sharedVariant(key, sourcePrefix: source.name.keyPrefix) else { return false }
+                flights.finish(item.flight, with: .variant(VariantAnswer(variant: variant, tier: .shared, steps: [])))
                 return true
             }
+        }
+        if store.shared != nil {
+            answerFromTiers(\.knownVersion)
+            if pending.isEmpty { return }
         }
         let everyVersionKnown = items.allSatisfy(\.versionKnownEarlier)
         if !everyVersionKnown, let checked = source.checkedVersion() {
             switch checked {
             case .failure(let failure): return answerAll(.failed(failure))
-            case .success(let version): answerFromTiers(version)
+            case .success(let version): answerFromTiers { _ in version }
             }
             if pending.isEmpty { return }
         }
@@ -205,8 +220,8 @@ package final class ThumbnailService: Sendable {
         }
         let late = joining().filter { !flights.abandonIfUnwanted($0.flight) }
         pending += late
-        if !everyVersionKnown || !late.isEmpty {
-            answerFromTiers(loaded.version)
+        if !everyVersionKnown || !late.isEmpty || store.shared != nil {
+            answerFromTiers { _ in loaded.version }
             if pending.isEmpty { return }
         }
         let identities = pending.map { $0.request.identity(of: source.name, at: loaded.version) }
@@ -225,7 +240,7 @@ package final class ThumbnailService: Sendable {
             let reserved = memory.withReserved(decodeBytes + planned.map(\.estimate).max()!, abandoned: unwanted) {
                 let shared = try? SharedDecode(loaded.bytes, header: planned[0].header, for: planned.map(\.identity.options),
                                                stop: StopCheck(unwanted))
-                for transform in planned { make(transform, from: loaded, shared: shared, reserved: true) }
+                for transform in planned { make(transform, of: source.name, from: loaded, shared: shared, reserved: true) }
             }
             switch reserved {
             case .success: return
@@ -233,7 +248,7 @@ package final class ThumbnailService: Sendable {
             case .failure(.overLimit): break  // each made alone, if it fits alone
             }
         }
-        for transform in planned { make(transform, from: loaded, shared: nil, reserved: false) }
+        for transform in planned { make(transform, of: source.name, from: loaded, shared: nil, reserved: false) }
     }
 
     /// A transform whose source header and output passed the limits, with its working-memory
@@ -279,7 +294,8 @@ package final class ThumbnailService: Sendable {
 
     /// Runs one planned transform (reserving its working memory unless the batch did) and
     /// finishes its flight: stored and answered, or failed. Worker thread.
-    private func make(_ transform: PlannedTransform, from source: LoadedSource, shared: SharedDecode?, reserved: Bool) {
+    private func make(_ transform: PlannedTransform, of name: SourceName, from source: LoadedSource, shared: SharedDecode?,
+                      reserved: Bool) {
         let flight = transform.item.flight, identity = transform.identity
         // Its clients may have gone while the source loaded or others were made.
         if flights.abandonIfUnwanted(flight) { return }
@@ -321,6 +337,8 @@ package final class ThumbnailService: Sendable {
                                     lastModified: source.version.lastModified)
         metrics.recordTransform(format: output.format.rawValue, ok: true, seconds: seconds)
         store.store(identity.key, variant)
+        // Queued before the answer, sent after it (the queue's own thread).
+        store.share(identity.key, sourcePrefix: name.keyPrefix, variant)
         flights.finish(flight, with: .variant(VariantAnswer(variant: variant, tier: nil, steps: [source.step, .transform(seconds)])))
     }
 

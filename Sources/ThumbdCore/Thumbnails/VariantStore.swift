@@ -1,10 +1,12 @@
 import Cache
 import HTTP
 
-/// The two cache tiers of thumbnails, in the order a lookup visits them: memory, then disk
-/// (a disk hit read from the file is promoted to memory). A transform's result goes into
-/// both. Each memory entry keeps the heads its hits are answered with, made once by the
-/// presenter, so a memory hit is a lookup and a write.
+/// The cache tiers of thumbnails, in the order a lookup visits them: memory, then disk (a
+/// disk hit read from the file is promoted to memory), then, on a worker only, the shared
+/// tier of every replica when there is one (a shared hit is stored in both local tiers). A
+/// transform's result goes into both local tiers, and into the shared one behind the answer.
+/// Each memory entry keeps the heads its hits are answered with, made once by the presenter,
+/// so a memory hit is a lookup and a write.
 package final class VariantStore: Sendable {
     /// A variant in the memory tier, with its prepared hit responses.
     package final class MemoryVariant: Sendable {
@@ -57,6 +59,8 @@ package final class VariantStore: Sendable {
 
     package let memory: MemoryCache<MemoryVariant>
     package let disk: DiskCache?
+    /// The object store's tier, shared by the replicas (`cache.shared.root`); nil: off.
+    package let shared: (any SharedVariantTier)?
     /// Makes the heads a variant's hits are answered with (the app's presenter).
     private let prepare: @Sendable (VariantContent, CacheTier) -> PreparedVariant
 
@@ -66,9 +70,11 @@ package final class VariantStore: Sendable {
         memory.setCapacity(max(0, min(memory.capacityBytes, room - reserved))) > 0
     }
 
-    package init(memoryBytes: Int, disk: DiskCache?, prepare: @escaping @Sendable (VariantContent, CacheTier) -> PreparedVariant) {
+    package init(memoryBytes: Int, disk: DiskCache?, shared: (any SharedVariantTier)? = nil,
+                 prepare: @escaping @Sendable (VariantContent, CacheTier) -> PreparedVariant) {
         self.memory = MemoryCache(capacityBytes: memoryBytes)
         self.disk = disk
+        self.shared = shared
         self.prepare = prepare
     }
 
@@ -94,9 +100,23 @@ package final class VariantStore: Sendable {
         return (variant, .disk)
     }
 
+    /// The variant the shared tier holds, stored in both local tiers; nil without a shared
+    /// tier, or when it has none (or was skipped). Blocking: a worker calls it.
+    package func sharedVariant(_ key: CacheKey, sourcePrefix: String) -> CachedVariant? {
+        guard let variant = shared?.variant(key, sourcePrefix: sourcePrefix) else { return nil }
+        store(key, variant)
+        return variant
+    }
+
+    /// A made variant into both local tiers.
     package func store(_ key: CacheKey, _ variant: CachedVariant) {
         promote(key, variant)
         disk?.put(key, variant)
+    }
+
+    /// A made variant into the shared tier, in the background.
+    package func share(_ key: CacheKey, sourcePrefix: String, _ variant: CachedVariant) {
+        shared?.write(key, sourcePrefix: sourcePrefix, variant)
     }
 
     private func promote(_ key: CacheKey, _ variant: CachedVariant) {
@@ -106,7 +126,7 @@ package final class VariantStore: Sendable {
         memory.put(key, entry, cost: entry.cost)
     }
 
-    /// Removes every variant of a source (keys starting with `prefix`) from both tiers;
+    /// Removes every variant of a source (keys starting with `prefix`) from both local tiers;
     /// returns how many entries went. Blocking (the disk tier reads its entries' headers): a
     /// worker thread calls it.
     package func purge(prefix: String) -> Int {
