@@ -2,7 +2,7 @@
 #   docker build -t thumbd .
 #   docker run -p 8080:8080 --read-only --tmpfs /tmp --stop-timeout 15 \
 #       -v "$PWD/images:/var/lib/thumbd/images:ro" -v thumbd-cache:/var/cache/thumbd thumbd
-# scripts/docker-test.sh (make test) builds and checks it; README, Docker.
+# scripts/docker-test.sh (make test) builds and checks it; docs/deployment.md, Docker.
 
 FROM swift:6.2-bookworm AS build
 # hadolint ignore=DL3008

@@ -3,7 +3,7 @@ SWIFT ?= swift
 # Extra flags for `make run`, e.g. ARGS="--port 9000".
 ARGS ?=
 
-.PHONY: deps build release run test fuzz test-tsan test-mutation bench clean
+.PHONY: deps build release run test docs fuzz test-tsan test-mutation bench clean
 
 deps:
 	@scripts/ensure-deps.sh
@@ -27,6 +27,8 @@ test:
 	$(SWIFT) test --skip-build --skip ThumbdKitTests
 	$(SWIFT) test --skip-build --filter ThumbdKitTests
 	scripts/openapi-check.sh
+	scripts/docs-examples.sh
+	scripts/docs-links.sh
 	scripts/fuzz-replay.sh
 	scripts/fuzz.sh 20
 	scripts/crash-test.sh
@@ -34,12 +36,17 @@ test:
 	scripts/hadolint.sh
 	scripts/docker-test.sh
 
+# Writes the reference tables of docs/ (configuration keys, URL parameters) from the code;
+# `make test` fails while a page differs from what this would write. See docs/development.md.
+docs: deps
+	THUMBD_WRITE_DOCS=1 $(SWIFT) test --filter ReferenceDocsTests
+
 # libFuzzer on every parser for FUZZ_SECONDS each (default 60); see scripts/fuzz.sh.
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	scripts/fuzz.sh $(FUZZ_SECONDS)
 
-# The concurrency suites under ThreadSanitizer (not part of `make test`: see the README).
+# The concurrency suites under ThreadSanitizer (not part of `make test`: see docs/development.md).
 test-tsan: deps
 	scripts/test-tsan.sh
 

@@ -1,7 +1,7 @@
 /// A transform, normalized: equivalent requests produce equal values. What the server's
 /// image pipeline runs with, and what its cache keys and ETags are made from.
 ///
-/// The pipeline applies it in this order (README, Image operations): orientation, `rect`,
+/// The pipeline applies it in this order (docs/image-operations.md): orientation, `rect`,
 /// `trim`, resize and fit (with `focus`), rotation, mirror, padding, blur, sharpen, grey,
 /// watermark, flattening on the background, encoding (within `maxBytes`).
 public struct TransformOptions: Sendable, Hashable {

@@ -1,15 +1,33 @@
-/// One transform parameter, all of it in one row: its name, how a value is read into the
-/// options (a 400 naming it when it cannot be), and how it is spelled in the normal form and
-/// in the preset form. `ThumbnailOptions.parameters` is the table, in the normal form's order;
-/// adding a parameter is adding a row (and its field, its key text, its stage of the pipeline).
+/// One transform parameter, all of it in one row: its name, what it means for the reference,
+/// how a value is read into the options (a 400 naming it when it cannot be), and how it is
+/// spelled in the normal form and in the preset form. `ThumbnailOptions.parameters` is the
+/// table, in the normal form's order; adding a parameter is adding a row (and its field, its
+/// key text, its stage of the pipeline).
 public struct URLParameter: Sendable {
     public let name: String
+    /// Its row of the parameter reference (docs/thumbnails.md, rendered from the table by
+    /// `ReferenceDocsTests`), so the page cannot describe a parameter the code lacks.
+    public let summary: Summary
     /// Reads `text` into the options; `maxDimension` bounds the sizes.
     let read: @Sendable (_ options: inout ThumbnailOptions, _ text: String, _ maxDimension: Int) throws(ParameterError) -> Void
     /// Its value in the normal form, nil when it is not given or the normal form drops it.
     let normal: @Sendable (NormalForm) -> String?
     /// Its value as given, nil when it is not (the preset form, where nothing is folded).
     let given: @Sendable (ThumbnailOptions) -> String?
+
+    /// What the reference says of a parameter, in Markdown: the values it takes, what holds
+    /// without it, and what it does. No `|`: each is one cell of a table.
+    public struct Summary: Sendable {
+        public let values: String
+        public let defaultValue: String
+        public let effect: String
+
+        public init(values: String, defaultValue: String, effect: String) {
+            self.values = values
+            self.defaultValue = defaultValue
+            self.effect = effect
+        }
+    }
 
     /// What the normal form of one set of options is worked out from, once for every row.
     struct NormalForm {

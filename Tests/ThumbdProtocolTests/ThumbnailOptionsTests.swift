@@ -81,19 +81,21 @@ import TestSupport
 }
 
 /// The parameter table is the one statement of the parameters: the OpenAPI document and the
-/// README describe each of its rows, and name no transform parameter it lacks.
+/// parameter reference (docs/thumbnails.md, whose table `ReferenceDocsTests` renders from the
+/// rows) describe each of its rows, and the OpenAPI document names no transform parameter it
+/// lacks.
 @Suite struct ParameterTableTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     @Test func theDocumentsDescribeEveryRowAndNoOther() throws {
         let openapi = try String(contentsOf: Self.root.appendingPathComponent("docs/openapi.yaml"), encoding: .utf8)
-        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let reference = try String(contentsOf: Self.root.appendingPathComponent("docs/thumbnails.md"), encoding: .utf8)
         let names = ThumbnailOptions.parameters.map(\.name)
-        let tableLines = readme.split(separator: "\n").filter { $0.hasPrefix("| ") }
+        let tableLines = reference.split(separator: "\n").filter { $0.hasPrefix("| ") }
         #expect(Set(names).count == names.count)
         for name in names {
             #expect(openapi.contains("\n      name: \(name)\n      in: query\n"), "docs/openapi.yaml does not describe \(name)")
-            #expect(tableLines.contains { $0.contains("`\(name)`") || $0.contains("`\(name)=") }, "the README's tables do not describe \(name)")
+            #expect(tableLines.contains { $0.hasPrefix("| `\(name)` |") }, "the parameter table of docs/thumbnails.md lacks \(name)")
         }
         let section = try #require(openapi.range(of: "\n  parameters:\n")).upperBound
         let described = openapi[section...].split(separator: "\n").compactMap { line -> String? in

@@ -3,22 +3,42 @@ import ThumbdCore
 import ThumbdProtocol
 
 /// Every configuration key: its path, what it accepts, and where it goes in `ThumbdConfig`.
-/// The file, `THUMBD_*` variables and flags all go through this one table.
+/// The file, `THUMBD_*` variables and flags all go through this one table, and so does the
+/// reference table of docs/configuration.md (`ReferenceDocsTests` renders it from here).
 struct ConfigKey: Sendable {
     let path: String
-    /// What is allowed, for error messages.
+    /// What is allowed, for error messages and the reference.
     let allowed: String
+    /// The key's value in a configuration, spelled as the file takes it (`2GiB`, `10s`,
+    /// `auto`), so the reference shows each default as one would write it; applying the text
+    /// gives the value back (a test checks it for every default). A secret shows only
+    /// whether it is set.
+    let show: @Sendable (ThumbdConfig) -> String
     let apply: @Sendable (inout ThumbdConfig, String) -> Bool
     /// A variable of its own instead of the one the path makes.
     var variable: String? = nil
     /// A secret: messages never repeat its value.
     var secret = false
+    /// The reference's words for a default worked out on each machine (the number of cores),
+    /// where `show` would print this machine's value.
+    var machineDefault: String? = nil
 
     /// `THUMBD_` + the path in upper case with `_`: `cache.memory_bytes` -> `THUMBD_CACHE_MEMORY_BYTES`.
     var environmentName: String { variable ?? "THUMBD_" + path.uppercased().replacingDots() }
 
+    /// The default as the reference states it.
+    var defaultText: String { machineDefault ?? show(ThumbdConfig()) }
+
+    /// This key, with the reference's words for a default that depends on the machine.
+    func documentingDefault(_ words: String) -> ConfigKey {
+        var key = self
+        key.machineDefault = words
+        return key
+    }
+
     static func int(_ path: String, _ range: ClosedRange<Int>, _ keyPath: WritableKeyPath<ThumbdConfig, Int> & Sendable) -> ConfigKey {
-        ConfigKey(path: path, allowed: "an integer in \(range.lowerBound)...\(range.upperBound)") { config, text in
+        ConfigKey(path: path, allowed: "an integer in \(range.lowerBound)...\(range.upperBound)",
+                  show: { String($0[keyPath: keyPath]) }) { config, text in
             guard let n = ConfigValue.integer(text), range.contains(n) else { return false }
             config[keyPath: keyPath] = n
             return true
@@ -26,7 +46,8 @@ struct ConfigKey: Sendable {
     }
 
     static func size(_ path: String, _ range: ClosedRange<Int>, _ keyPath: WritableKeyPath<ThumbdConfig, Int> & Sendable) -> ConfigKey {
-        ConfigKey(path: path, allowed: "a size such as 256MiB, 2GiB or a number of bytes, up to \(range.upperBound) bytes") { config, text in
+        ConfigKey(path: path, allowed: "a size such as 256MiB, 2GiB or a number of bytes, up to \(range.upperBound) bytes",
+                  show: { sizeText($0[keyPath: keyPath]) }) { config, text in
             guard let n = ConfigValue.size(text), range.contains(n) else { return false }
             config[keyPath: keyPath] = n
             return true
@@ -35,7 +56,8 @@ struct ConfigKey: Sendable {
 
     /// A size, or `auto` (nil) for one worked out at start.
     static func autoSize(_ path: String, _ range: ClosedRange<Int>, _ keyPath: WritableKeyPath<ThumbdConfig, Int?> & Sendable) -> ConfigKey {
-        ConfigKey(path: path, allowed: "auto, or a size such as 256MiB, 2GiB or a number of bytes, up to \(range.upperBound) bytes") { config, text in
+        ConfigKey(path: path, allowed: "auto, or a size such as 256MiB, 2GiB or a number of bytes, up to \(range.upperBound) bytes",
+                  show: { config in config[keyPath: keyPath].map { sizeText($0) } ?? "auto" }) { config, text in
             if text.trimmedValue().lowercased() == "auto" {
                 config[keyPath: keyPath] = nil
                 return true
@@ -47,7 +69,8 @@ struct ConfigKey: Sendable {
     }
 
     static func duration(_ path: String, _ range: ClosedRange<Double>, _ keyPath: WritableKeyPath<ThumbdConfig, Double> & Sendable) -> ConfigKey {
-        ConfigKey(path: path, allowed: "a duration such as 10s, 500ms or 2m, from \(format(range.lowerBound)) to \(format(range.upperBound))") { config, text in
+        ConfigKey(path: path, allowed: "a duration such as 10s, 500ms or 2m, from \(format(range.lowerBound)) to \(format(range.upperBound))",
+                  show: { durationText($0[keyPath: keyPath]) }) { config, text in
             guard let d = ConfigValue.duration(text), range.contains(d) else { return false }
             config[keyPath: keyPath] = d
             return true
@@ -55,7 +78,7 @@ struct ConfigKey: Sendable {
     }
 
     static func bool(_ path: String, _ keyPath: WritableKeyPath<ThumbdConfig, Bool> & Sendable) -> ConfigKey {
-        ConfigKey(path: path, allowed: "true or false") { config, text in
+        ConfigKey(path: path, allowed: "true or false", show: { String($0[keyPath: keyPath]) }) { config, text in
             guard let b = ConfigValue.bool(text) else { return false }
             config[keyPath: keyPath] = b
             return true
@@ -64,7 +87,7 @@ struct ConfigKey: Sendable {
 
     static func string(_ path: String, _ what: String, _ keyPath: WritableKeyPath<ThumbdConfig, String> & Sendable,
                        valid: @escaping @Sendable (String) -> Bool = { !$0.isEmpty }) -> ConfigKey {
-        ConfigKey(path: path, allowed: what) { config, text in
+        ConfigKey(path: path, allowed: what, show: { $0[keyPath: keyPath] }) { config, text in
             guard valid(text) else { return false }
             config[keyPath: keyPath] = text
             return true
@@ -73,7 +96,8 @@ struct ConfigKey: Sendable {
 
     /// True or false, or nil for `auto`.
     static func optionalBool(_ path: String, _ keyPath: WritableKeyPath<ThumbdConfig, Bool?> & Sendable) -> ConfigKey {
-        ConfigKey(path: path, allowed: "true, false or auto") { config, text in
+        ConfigKey(path: path, allowed: "true, false or auto",
+                  show: { config in config[keyPath: keyPath].map { String($0) } ?? "auto" }) { config, text in
             if text.trimmedValue().lowercased() == "auto" {
                 config[keyPath: keyPath] = nil
                 return true
@@ -86,7 +110,8 @@ struct ConfigKey: Sendable {
 
     /// A credential, read from `variable` rather than from the path's variable.
     static func secret(_ path: String, variable: String, _ keyPath: WritableKeyPath<ThumbdConfig, String> & Sendable) -> ConfigKey {
-        ConfigKey(path: path, allowed: "one line of visible characters", apply: { config, text in
+        ConfigKey(path: path, allowed: "one line of visible characters",
+                  show: { config in config[keyPath: keyPath].isEmpty ? "" : "(hidden)" }, apply: { config, text in
             guard text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else { return false }
             config[keyPath: keyPath] = text
             return true
@@ -97,9 +122,31 @@ struct ConfigKey: Sendable {
         seconds == seconds.rounded() ? "\(Int(seconds))s" : "\(seconds)s"
     }
 
+    /// Bytes in the largest binary unit that divides them: `2GiB`, `64MiB`, `1536`.
+    private static func sizeText(_ bytes: Int) -> String {
+        for (suffix, shift) in [("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)] where bytes > 0 && bytes % (1 << shift) == 0 {
+            return "\(bytes >> shift)\(suffix)"
+        }
+        return String(bytes)
+    }
+
+    /// Seconds as the file writes them: `1h`, `75s`, `500ms`.
+    private static func durationText(_ seconds: Double) -> String {
+        if seconds >= 3600, seconds.truncatingRemainder(dividingBy: 3600) == 0 { return "\(Int(seconds / 3600))h" }
+        if seconds == seconds.rounded() { return "\(Int(seconds))s" }
+        let milliseconds = seconds * 1000
+        if milliseconds == milliseconds.rounded() { return "\(Int(milliseconds))ms" }
+        return "\(seconds)s"
+    }
+
+    /// `0.25`, and `1` rather than `1.0`.
+    private static func decimalText(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+
     /// A comma-separated list (a YAML sequence in the file arrives joined with commas).
     static func list(_ path: String, _ what: String, _ keyPath: WritableKeyPath<ThumbdConfig, [String]> & Sendable) -> ConfigKey {
-        ConfigKey(path: path, allowed: what) { config, text in
+        ConfigKey(path: path, allowed: what, show: { $0[keyPath: keyPath].joined(separator: ",") }) { config, text in
             let items = text.split(separator: ",").map { $0.trimmedValue() }.filter { !$0.isEmpty }
             guard items.allSatisfy({ item in !item.contains(" ") && !item.contains("/") }) else { return false }
             config[keyPath: keyPath] = items
@@ -109,7 +156,8 @@ struct ConfigKey: Sendable {
 
     /// A comma-separated list of IP addresses or CIDR ranges.
     static func addressList(_ path: String, _ keyPath: WritableKeyPath<ThumbdConfig, [String]> & Sendable) -> ConfigKey {
-        ConfigKey(path: path, allowed: "a list of IP addresses or CIDR ranges such as 10.0.0.0/8") { config, text in
+        ConfigKey(path: path, allowed: "a list of IP addresses or CIDR ranges such as 10.0.0.0/8",
+                  show: { $0[keyPath: keyPath].joined(separator: ",") }) { config, text in
             let items = text.split(separator: ",").map { $0.trimmedValue() }.filter { !$0.isEmpty }
             guard items.allSatisfy({ IPPrefix($0) != nil }) else { return false }
             config[keyPath: keyPath] = items
@@ -118,7 +166,8 @@ struct ConfigKey: Sendable {
     }
 
     static func decimal(_ path: String, _ range: ClosedRange<Double>, _ keyPath: WritableKeyPath<ThumbdConfig, Double> & Sendable) -> ConfigKey {
-        ConfigKey(path: path, allowed: "a number in \(range.lowerBound)...\(range.upperBound)") { config, text in
+        ConfigKey(path: path, allowed: "a number in \(range.lowerBound)...\(range.upperBound)",
+                  show: { decimalText($0[keyPath: keyPath]) }) { config, text in
             guard let d = ConfigValue.decimal(text), range.contains(d) else { return false }
             config[keyPath: keyPath] = d
             return true
@@ -127,7 +176,8 @@ struct ConfigKey: Sendable {
 
     static func choice<T: RawRepresentable & CaseIterable & Sendable>(_ path: String, _ keyPath: WritableKeyPath<ThumbdConfig, T> & Sendable)
         -> ConfigKey where T.RawValue == String {
-        ConfigKey(path: path, allowed: "one of " + T.allCases.map(\.rawValue).joined(separator: ", ")) { config, text in
+        ConfigKey(path: path, allowed: "one of " + T.allCases.map(\.rawValue).joined(separator: ", "),
+                  show: { $0[keyPath: keyPath].rawValue }) { config, text in
             guard let value = T(rawValue: text) else { return false }
             config[keyPath: keyPath] = value
             return true
@@ -139,7 +189,7 @@ struct ConfigKey: Sendable {
     static let all: [ConfigKey] = [
         string("server.host", "a host name or IP address", \.server.host),
         int("server.port", 0...65535, \.server.port),
-        int("server.event_loops", 1...256, \.server.eventLoops),
+        int("server.event_loops", 1...256, \.server.eventLoops).documentingDefault("the number of cores"),
         int("server.max_connections", 1...1_000_000, \.server.maxConnections),
         duration("server.header_timeout", 0.1...3600, \.server.headerTimeout),
         duration("server.idle_timeout", 0.1...86400, \.server.idleTimeout),
@@ -175,7 +225,7 @@ struct ConfigKey: Sendable {
         int("limits.max_dimension", 1...100_000, \.limits.maxDimension),
         int("limits.max_source_pixels", 1...1_000_000_000, \.limits.maxSourcePixels),
         size("limits.max_source_bytes", 1...(1 << 34), \.limits.maxSourceBytes),
-        int("limits.workers", 1...1024, \.limits.workers),
+        int("limits.workers", 1...1024, \.limits.workers).documentingDefault("the number of cores"),
         int("limits.queue", 0...1_000_000, \.limits.queue),
         int("limits.max_frames", 1...100_000, \.limits.maxFrames),
         autoSize("limits.transform_memory_bytes", 0...(1 << 42), \.limits.transformMemoryBytes),

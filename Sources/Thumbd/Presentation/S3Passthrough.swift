@@ -8,7 +8,7 @@ import WireCoding
 /// store's answer becomes thumbd's own: `Content-Type` from the bytes, the store's (strong)
 /// ETag and Last-Modified, `Cache-Control` and the other image fields, a problem for errors.
 /// The answer is fetched into memory on a worker thread, within `limits.max_source_bytes`
-/// (the HTTP core sends bytes or files, not streams; see the README's S3 section). A whole
+/// (the HTTP core sends bytes or files, not streams; see docs/deployment.md, S3 library). A whole
 /// object fetched this way is kept as the original thumbnails are made from. While the store
 /// is down the original kept, if any, is answered.
 struct S3Passthrough: Sendable {

@@ -13,7 +13,7 @@ info:
   description: |
     thumbd resizes library images and remote originals on the server (libvips), keeps the
     results in a memory tier and a disk tier, and answers with the headers that let clients
-    cache, revalidate and resume them. The README says what each part does in detail.
+    cache, revalidate and resume them. The pages under docs/ say what each part does in detail.
 
     **Every route** serves `GET` and `HEAD` (except `/v1/purge`, which serves `POST` only).
     Any other method on a route is `405` with an `Allow` field (`GET, HEAD`, or `POST` on
@@ -542,7 +542,7 @@ paths:
     description: |
       The Prometheus text exposition format 0.0.4: requests by route and status, durations,
       bytes sent, cache hits and misses by tier, transforms, queue depth, in-flight requests,
-      origin fetches (see the README's Metrics table).
+      origin fetches (see the Metrics table of docs/operations.md).
     get:
       operationId: getMetrics
       tags: [operations]

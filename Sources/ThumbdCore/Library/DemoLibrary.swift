@@ -46,7 +46,7 @@ package enum DemoLibrary {
     ]
 
     /// `photos/photo-01.jpg`, ...: the same names whichever photographs fill them, so links
-    /// in the README and the OpenAPI examples work on every machine.
+    /// in the README, the examples of docs/ and the OpenAPI examples work on every machine.
     package static func photoName(_ index: Int) -> String { String(format: "photos/photo-%02d.jpg", index + 1) }
 
     /// Writes the set when `root` holds no visible entry; returns how many files it wrote.
