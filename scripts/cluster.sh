@@ -4,7 +4,8 @@
 #                                reconfigure it for N (stopping replicas above N); prints its URL
 #   scripts/cluster.sh stop      stop the balancer and every replica (SIGTERM: they drain)
 #   scripts/cluster.sh status    what runs, and each replica's /health
-#   scripts/cluster.sh purge path=P | url=U   POST /v1/purge to every replica (THUMBD_ADMIN_TOKEN)
+#   scripts/cluster.sh purge path=P | url=U   POST /v1/purge to every replica (THUMBD_ADMIN_TOKEN);
+#                                needed only without a shared tier (cache.shared.root)
 # Settings (environment): CLUSTER_DIR (.build/cluster: pid files, caches, logs, nginx prefix),
 # CLUSTER_PORT (8090, the balancer), REPLICA_PORT (8091: replica i listens on REPLICA_PORT+i-1),
 # LIBRARY (./images, shared by all; or s3://BUCKET/PREFIX, a bucket they share, with the store
