@@ -13,6 +13,8 @@ package final class LibraryFileCache: Sendable {
         package let file: ImageLibrary.File
         package let content: [UInt8]?
         package let etag: EntityTag
+        /// The file's version as keys spell it, rendered once (every hit reads it).
+        package let versionTag: VersionTag
         package let lastModified: Timestamp
         /// The file served as it is (`/img/{path}` without parameters), its head prepared once.
         package let original: PreparedRepresentation
@@ -20,7 +22,10 @@ package final class LibraryFileCache: Sendable {
         package init(file: ImageLibrary.File, content: [UInt8]?, fields: @Sendable (String) -> HTTPHeaders) {
             self.file = file
             self.content = content
-            etag = LibraryFileCache.etag(for: file)
+            versionTag = VersionTag(.file(modifiedNanos: file.version.modifiedNanos, size: file.version.size))
+            // Strong and stable across restarts and replicas: from the file's size and
+            // modification time, not from the process or the inode.
+            etag = EntityTag(versionTag.text)
             lastModified = Timestamp(seconds: file.modifiedSeconds)
             let headers = fields(file.format.mediaType)
             let body: ResponseBody = if let content { .bytes(content) } else { .file(file.handle, count: file.size) }
@@ -77,10 +82,6 @@ package final class LibraryFileCache: Sendable {
         }
         throw .changing
     }
-
-    /// Strong and stable across restarts and replicas: derived from the file's size and
-    /// modification time, not from the process or the inode.
-    package static func etag(for file: ImageLibrary.File) -> EntityTag { EntityTag("o" + file.version.tag) }
 
     /// The file's bytes, if its version is the same after the read as it was when opened.
     package static func read(_ file: ImageLibrary.File) -> [UInt8]? {

@@ -11,7 +11,7 @@ package struct LibrarySource: ThumbnailSource {
     package var name: SourceName { .library(path.value) }
 
     package var knownVersion: SourceVersion? {
-        SourceVersion(tag: VersionTag(.file(modifiedNanos: entry.file.version.modifiedNanos, size: entry.file.version.size)), format: entry.file.format, lastModified: entry.file.modifiedSeconds,
+        SourceVersion(tag: entry.versionTag, format: entry.file.format, lastModified: entry.file.modifiedSeconds,
                       byteCount: Int(entry.file.size))
     }
 
