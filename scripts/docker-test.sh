@@ -15,8 +15,13 @@
 #   4. runs deploy/docker-compose.yml and deploy/cluster/compose.yaml (with the override files
 #      of scripts/docker/ and the image under test): a thumbnail through the single service;
 #      each thumbnail made once across the replicas, and no failed request of a running load
-#      when one replica is killed; the cluster's S3 override (deploy/cluster/compose.s3.yaml)
-#      rendered with it (not run: it needs a store the containers reach);
+#      when one replica is killed; then the cluster on a bucket as a user runs it
+#      (compose.s3.yaml and the bundled store, compose.store.yaml: a Ceph RGW image built from
+#      deploy/cluster/store/, seeded with the test library, the shared tier on): each thumbnail
+#      made once, originals byte for byte with Range, a killed replica failing no request, the
+#      store stopped (held thumbnails 200, a new image 503 with Retry-After) and started again
+#      (served without restarting the replicas), a replica recreated with an empty cache
+#      answering its share from the shared tier without a transform;
 #   5. runs the image under --memory 512m and 384m with its defaults through a storm of large
 #      AVIF, JPEG XL and WebP misses (scripts/miss-storm.sh): no OOM kill, no restart, no
 #      request lost, every answer 200 or 503 with Retry-After (or, at 384m, a memory
@@ -61,7 +66,8 @@ remove_labelled() {
 }
 # What this run made: its own containers and volumes carry thumbd-test=RUN, compose's carry
 # their project's name.
-run_labels=("thumbd-test=$run" "com.docker.compose.project=${run}single" "com.docker.compose.project=${run}cluster")
+run_labels=("thumbd-test=$run" "com.docker.compose.project=${run}single" "com.docker.compose.project=${run}cluster"
+    "com.docker.compose.project=${run}clusters3")
 
 started_dockerd=""
 cleanup() {
@@ -107,7 +113,7 @@ exec 9> "${TMPDIR:-/tmp}/thumbd-docker-test.lock"
 flock 9
 leftovers=(thumbd-test)
 for project in $(docker ps -a --filter label=com.docker.compose.project --format '{{.Label "com.docker.compose.project"}}' | sort -u); do
-    [[ "$project" =~ ^thumbdtest[0-9]+(single|cluster)$ ]] && leftovers+=("com.docker.compose.project=$project")
+    [[ "$project" =~ ^thumbdtest[0-9]+(single|cluster|clusters3)$ ]] && leftovers+=("com.docker.compose.project=$project")
 done
 remove_labelled "${leftovers[@]}"
 
@@ -521,8 +527,15 @@ compose_in() {
     case "$project" in
     *single) files=(-f deploy/docker-compose.yml -f scripts/docker/single.override.yaml) ;;
     *cluster) files=(-f deploy/cluster/compose.yaml -f scripts/docker/cluster.override.yaml) ;;
+    # The S3 mode as a user runs it, with the bundled store (the library mount of the
+    # cluster override replaced by compose.s3.yaml's tmpfs).
+    *clusters3) files=(-f deploy/cluster/compose.yaml -f scripts/docker/cluster.override.yaml -f deploy/cluster/compose.s3.yaml
+                      -f deploy/cluster/compose.store.yaml) ;;
     esac
-    THUMBD_TEST_LIBRARY="$library" PUBLISH=127.0.0.1: compose -p "$project" "${files[@]}" "$@"
+    THUMBD_TEST_LIBRARY="$library" PUBLISH=127.0.0.1: STORE_IMAGE=thumbd-store:test S3_SEED_FOLDER="$library" \
+        THUMBD_S3_ACCESS_KEY=THUMBDTESTACCESSKEY THUMBD_S3_SECRET_KEY=thumbd-test-secret-key-0123456789 \
+        S3_LIBRARY=s3://photos/ S3_SHARED_CACHE=s3://photos/thumbd-cache/ S3_ENDPOINT=http://store:7480 \
+        compose -p "$project" "${files[@]}" "$@"
 }
 compose_down() { compose_in "$1" down -v --remove-orphans --timeout 20 > /dev/null 2>&1; }
 compose_up() {  # compose_up PROJECT SERVICE: up -d, then prints the URL of SERVICE's port 8080
@@ -553,8 +566,18 @@ pass() {
     curl -s --max-time 60 -w '%{http_code} %header{x-cache}\n' "${args[@]}" || true
 }
 
-replica() {  # replica I: the container id of thumbd-I
-    docker ps -q --filter "label=com.docker.compose.project=$project_cluster" --filter "label=com.docker.compose.service=thumbd-$1"
+replica() {  # replica I [SERVICE-PREFIX]: the container id of thumbd-I in the cluster under test
+    docker ps -q --filter "label=com.docker.compose.project=${project_now:-$project_cluster}" \
+        --filter "label=com.docker.compose.service=${2-thumbd-}$1"
+}
+
+replica_answers() {  # replica_answers I: until thumbd-I answers /health inside its container (30 s)
+    for _ in $(seq 1 150); do
+        docker exec "$(replica "$1")" curl -fsS -o /dev/null http://127.0.0.1:8080/health 2> /dev/null && return 0
+        sleep 0.2
+    done
+    echo "thumbd-$1 does not answer /health"
+    return 1
 }
 
 check_cluster_up() {
@@ -562,14 +585,7 @@ check_cluster_up() {
     cluster=$(compose_up "$project_cluster" balancer) || { echo "up failed: $cluster"; return 1; }
     [ "$cluster" != "http://" ] || { echo "the balancer publishes no port on 127.0.0.1"; return 1; }
     # Every replica answers before the first pass, so each URI goes to its own replica.
-    for i in 1 2 3; do
-        for _ in $(seq 1 100); do
-            docker exec "$(replica "$i")" curl -fsS -o /dev/null http://127.0.0.1:8080/health 2> /dev/null && continue 2
-            sleep 0.2
-        done
-        echo "thumbd-$i does not answer /health"
-        return 1
-    done
+    for i in 1 2 3; do replica_answers "$i" || return 1; done
     wait_health "$cluster" 10 || { echo "no 200 from /health through the balancer"; return 1; }
 }
 
@@ -585,6 +601,7 @@ check_cluster_each_thumbnail_made_once() {
 check_cluster_kill_fails_no_request() {
     local pids=() i bad total
     [ "$cluster" != "" ] || { echo "the cluster is not up"; return 1; }
+    rm -f "$work/load.stop"
     : > "$work/load"
     for i in 1 2 3; do
         (while [ ! -e "$work/load.stop" ]; do pass >> "$work/load"; done) &
@@ -601,19 +618,97 @@ check_cluster_kill_fails_no_request() {
     [ "$bad" = 0 ] || { echo "$bad of $total requests failed: $(grep -v '^200 ' "$work/load" | sort | uniq -c | tr -s ' ' | head -3 | tr '\n' ',')"; return 1; }
 }
 
-# The S3 mode of the cluster (deploy/cluster/compose.s3.yaml) needs a store the containers
-# reach, which this machine's loopback Ceph is not: its file is only rendered with the base
-# file, and checked to give every replica the bucket and no library folder.
-check_cluster_s3_override_renders() {
-    local rendered
-    rendered=$(S3_LIBRARY=s3://photos/ S3_SHARED_CACHE=s3://photos/thumbd-cache/ S3_ENDPOINT=http://store.invalid:7480 \
-        THUMBD_S3_ACCESS_KEY=access THUMBD_S3_SECRET_KEY=secret \
-        PUBLISH=127.0.0.1: compose -f deploy/cluster/compose.yaml -f deploy/cluster/compose.s3.yaml config 2>&1) \
-        || { echo "config failed: $(tail -2 <<< "$rendered")"; return 1; }
-    [ "$(grep -c 'THUMBD_LIBRARY_ROOT: s3://photos/' <<< "$rendered")" = 3 ] || { echo "not every replica has the bucket"; return 1; }
-    [ "$(grep -c 'type: tmpfs' <<< "$rendered")" = 3 ] || { echo "not every replica's library mount is replaced"; return 1; }
-    [ "$(grep -c 'THUMBD_CACHE_SHARED_ROOT: s3://photos/thumbd-cache/' <<< "$rendered")" = 3 ] || { echo "not every replica has the shared tier"; return 1; }
-    ! grep -q 'images:/var/lib/thumbd/images' <<< "$rendered" || { echo "a replica still mounts ./images"; return 1; }
+# The S3 mode of the cluster as a user runs it: compose.yaml, compose.s3.yaml and the bundled
+# store (compose.store.yaml: a single-node Ceph RGW built from store/Dockerfile), the bucket
+# seeded with the test library, the shared tier on.
+metric() {  # metric REPLICA NAME LABEL: the sum of that counter's series (with LABEL) on thumbd-REPLICA
+    docker exec "$(replica "$1")" curl -fsS http://127.0.0.1:8080/metrics 2> /dev/null \
+        | awk -v name="$2{" -v label="$3" 'index($0, name) == 1 && index($0, label) { sum += $NF } END { print sum + 0 }'
+}
+
+check_s3_cluster_up() {
+    local seed status i
+    project_now=$project_s3
+    docker build -q -t thumbd-store:test deploy/cluster/store > "$work/store-build.log" 2>&1 \
+        || { tail -3 "$work/store-build.log"; return 1; }
+    cluster=$(compose_up "$project_s3" balancer) || { echo "up failed: $cluster"; return 1; }
+    seed=$(replica seed store-)
+    [ -n "$seed" ] || seed=$(docker ps -aq --filter "label=com.docker.compose.project=$project_s3" --filter "label=com.docker.compose.service=store-seed")
+    status=$(timeout 120 docker wait "$seed" 2> /dev/null || echo timeout)
+    [ "$status" = 0 ] || { echo "store-seed: $status: $(docker logs --tail 3 "$seed" 2>&1 | tr '\n' ' ')"; return 1; }
+    for i in 1 2 3; do replica_answers "$i" || return 1; done
+    wait_health "$cluster" 10 || { echo "no 200 from /health through the balancer"; return 1; }
+}
+
+check_s3_cluster_each_thumbnail_made_once() {
+    [ "$project_now" = "$project_s3" ] || { echo "the S3 cluster is not up"; return 1; }
+    check_cluster_each_thumbnail_made_once
+}
+
+check_s3_cluster_originals_with_range() {
+    local code
+    [ "$project_now" = "$project_s3" ] || { echo "the S3 cluster is not up"; return 1; }
+    code=$(request "$cluster/img/photo-1.png")
+    [ "$code" = 200 ] && cmp -s "$work/b" "$library/photo-1.png" || { echo "original: $code, bytes differ"; return 1; }
+    code=$(request "$cluster/img/photo-2.png" -H 'Range: bytes=100-199')
+    [ "$code" = 206 ] && cmp -s "$work/b" <(tail -c +101 "$library/photo-2.png" | head -c 100) \
+        || { echo "range: $code, $(header content-range)"; return 1; }
+}
+
+check_s3_cluster_kill_fails_no_request() {
+    [ "$project_now" = "$project_s3" ] || { echo "the S3 cluster is not up"; return 1; }
+    check_cluster_kill_fails_no_request || return 1
+    compose_in "$project_s3" up -d --no-build thumbd-2 > /dev/null 2>&1 || { echo "thumbd-2 did not start again"; return 1; }
+    replica_answers 2
+}
+
+check_s3_cluster_store_stopped_and_back() {
+    local code retry held
+    [ "$project_now" = "$project_s3" ] || { echo "the S3 cluster is not up"; return 1; }
+    compose_in "$project_s3" stop store > /dev/null 2>&1 || { echo "could not stop the store"; return 1; }
+    # Held thumbnails are answered; an image never asked (its version unknown) is 503.
+    held=$(pass)
+    [ "$(grep -vc '^200 ' <<< "$held")" = 0 ] \
+        || { echo "held thumbnails with the store stopped: $(sort <<< "$held" | uniq -c | tr -s ' ' | tr '\n' ',')"; return 1; }
+    code=$(request "$cluster/img/noise.png?w=90")
+    retry=$(header retry-after)
+    [ "$code" = 503 ] && [ -n "$retry" ] || { echo "a new image with the store stopped: $code, Retry-After '$retry'"; return 1; }
+    compose_in "$project_s3" start store > /dev/null 2>&1 || { echo "could not start the store"; return 1; }
+    for _ in $(seq 1 300); do
+        [ "$(docker inspect -f '{{.State.Health.Status}}' "$(replica store "")")" = healthy ] && break
+        sleep 0.2
+    done
+    # The replicas were not restarted: the next request after the store's pause is made.
+    for _ in $(seq 1 50); do
+        code=$(request "$cluster/img/noise.png?w=90")
+        [ "$code" = 200 ] && return 0
+        sleep 0.2
+    done
+    echo "the store is back but a new image still answers $code"
+    return 1
+}
+
+check_s3_cluster_recreated_replica_makes_nothing() {
+    local first misses made
+    [ "$project_now" = "$project_s3" ] || { echo "the S3 cluster is not up"; return 1; }
+    # Everything in the shared tier (writes go behind the answers).
+    pass > /dev/null
+    sleep 2
+    compose_in "$project_s3" rm -sfv thumbd-3 > /dev/null 2>&1
+    docker volume rm "${project_s3}_cache-3" > /dev/null 2>&1 || { echo "thumbd-3's cache volume is still there"; return 1; }
+    compose_in "$project_s3" up -d --no-build thumbd-3 > /dev/null 2>&1 || { echo "thumbd-3 did not come back"; return 1; }
+    replica_answers 3 || return 1
+    # nginx resolves the replicas' names when it loads its configuration: a reload learns the
+    # new container's address.
+    docker exec "$(replica balancer "")" nginx -s reload > /dev/null 2>&1 || { echo "nginx did not reload"; return 1; }
+    sleep 1
+    wait_health "$cluster" 20 || { echo "the balancer does not answer after its reload"; return 1; }
+    first=$(pass)
+    misses=$(grep -c ' miss$' <<< "$first" || true)
+    made=$(metric 3 thumbd_transforms_total 'result="ok"')
+    [ "$(grep -vc '^200 ' <<< "$first")" = 0 ] || { echo "failures: $(grep -v '^200 ' <<< "$first" | head -2 | tr '\n' ',')"; return 1; }
+    [ "$misses" = 0 ] && [ "$made" = 0 ] || { echo "$misses misses, thumbd-3 made $made"; return 1; }
+    [ "$(metric 3 thumbd_cache_requests_total 'tier="shared",result="hit"')" -gt 0 ] || { echo "thumbd-3 had no shared hit"; return 1; }
 }
 
 # --- memory ------------------------------------------------------------------------------------
@@ -674,6 +769,7 @@ check_memory_storm_384m() { check_memory_storm 384 80; }
 
 project_single="${run}single"
 project_cluster="${run}cluster"
+project_s3="${run}clusters3"
 
 check health_within_20s
 check runs_as_uid_10001
@@ -696,7 +792,13 @@ check cluster_up
 check cluster_each_thumbnail_made_once
 check cluster_kill_fails_no_request
 compose_down "$project_cluster" || true
-check cluster_s3_override_renders
+check s3_cluster_up
+check s3_cluster_each_thumbnail_made_once
+check s3_cluster_originals_with_range
+check s3_cluster_kill_fails_no_request
+check s3_cluster_store_stopped_and_back
+check s3_cluster_recreated_replica_makes_nothing
+compose_down "$project_s3" || true
 check memory_storm_512m
 check memory_storm_384m
 cat "$work/memory-report" 2> /dev/null || true

@@ -13,6 +13,7 @@ else
     fi
     lint="$venv/bin/hadolint"
 fi
-# The image's Dockerfile, and the stand-ins scripts/docker-test.sh seeds its base images with.
-"$lint" Dockerfile scripts/docker/*.Dockerfile
-echo "hadolint: Dockerfile and scripts/docker/*.Dockerfile pass"
+# The image's Dockerfile, the bundled store's, and the stand-ins scripts/docker-test.sh seeds
+# its base images with.
+"$lint" Dockerfile deploy/cluster/store/Dockerfile scripts/docker/*.Dockerfile
+echo "hadolint: Dockerfile, deploy/cluster/store/Dockerfile and scripts/docker/*.Dockerfile pass"

@@ -191,43 +191,10 @@ EOF
 }
 
 write_conf() {
-    cat > "$conf" <<EOF
-# Written by scripts/s3-server.sh: a single-node cluster on 127.0.0.1, without authentication.
-[global]
-fsid = $fsid
-mon host = [v2:127.0.0.1:$mon_port]
-# msgr2 only: one port for the mon.
-ms bind msgr1 = false
-auth cluster required = none
-auth service required = none
-auth client required = none
-# radosgw's own default is "secure", which needs cephx: without this it never reaches the mon.
-ms mon client mode = crc
-# The OSD takes its ports (public, cluster, two heartbeats) from this range.
-ms bind port min = $osd_port_min
-ms bind port max = $osd_port_max
-# Nothing under /var or /etc: every file of this instance is in its folder, and no admin
-# sockets (whose paths are limited to 107 bytes).
-run dir = $dir/run
-admin socket =
-log file = $dir/log/\$name.log
-mon cluster log file = $dir/log/cluster.log
-crash dir = $dir/crash
-keyring = $dir/keyring
-client mount timeout = 30
-mon allow pool size one = true
-osd pool default size = 1
-osd pool default min size = 1
-osd pool default pg num = 8
-osd pool default pgp num = 8
-osd pool default pg autoscale mode = off
-osd crush chooseleaf type = 0
-# The default (1 s) is paid for every map change, and a start makes about twenty.
-paxos propose interval = 0.05
-mon data avail crit = 1
-
-[mon]
-mon data = $dir/mon
+    # The part every single-node store shares, then this one's OSD (in RAM) and radosgw.
+    sed -e "s|@FSID@|$fsid|g" -e "s|@MON_PORT@|$mon_port|g" -e "s|@OSD_PORT_MIN@|$osd_port_min|g" \
+        -e "s|@OSD_PORT_MAX@|$osd_port_max|g" -e "s|@DIR@|$dir|g" deploy/cluster/store/ceph-global.conf > "$conf"
+    cat >> "$conf" <<EOF
 
 [osd]
 osd data = $dir/osd
