@@ -51,7 +51,7 @@ test-tsan: deps
 	scripts/test-tsan.sh
 
 # Small bugs put into a scratch copy one at a time, each run against its nearest tests
-# (not part of `make test`: about half an hour); see scripts/mutation-check.py.
+# (not part of `make test`: about 15 minutes); see scripts/mutation-check.py.
 test-mutation: deps
 	scripts/mutation-check.sh
 

@@ -176,7 +176,9 @@ def run(command, cwd, log, timeout=None):
 def sync_tree():
     """The working tree's sources into the scratch copy (its build folder kept)."""
     os.makedirs(TREE, exist_ok=True)
-    for entry in ["Package.swift", "Sources", "Tests"]:
+    # What the tests read besides the sources: the scripts that start stores and clusters, the
+    # deploy files, the configuration and the documents.
+    for entry in ["Package.swift", "Sources", "Tests", "scripts", "deploy", "config", "docs", "README.md"]:
         src, dst = os.path.join(ROOT, entry), os.path.join(TREE, entry)
         if os.path.isdir(src):
             subprocess.check_call(["rsync", "-a", "--delete", src + "/", dst + "/"])
@@ -196,6 +198,12 @@ def main():
     if run(["swift", "build", "--build-tests"], TREE, log) != 0:
         sys.exit("mutation-check: the unmutated tree does not build (see %s)" % log)
     survived, broken = [], []
+    # Each filter's tests must pass unmutated, or a failure would not be the mutation's.
+    for tests in sorted(set(m[4] for m in chosen)):
+        log = os.path.join(SCRATCH, "baseline.log")
+        if run(["swift", "test", "--skip-build", "--filter", tests], TREE, log, timeout=TEST_TIMEOUT) != 0:
+            sys.exit("mutation-check: the tests %s fail without a mutation (see %s)" % (tests, log))
+    print("mutation-check: every filter's tests pass unmutated", flush=True)
     for name, path, text, replacement, tests in chosen:
         file = os.path.join(TREE, path)
         original = open(file).read()
