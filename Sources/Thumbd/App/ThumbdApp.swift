@@ -61,7 +61,8 @@ public final class ThumbdApp: HTTPHandler {
             // Its requests are counted by the tier's own metrics, not as the library's.
             SharedStore(client: $0, clock: clock, logger: logger)
         }
-        let sharedTier = sharedStore.map { SharedTier(store: $0) }
+        // The writes waiting hold their variants: a bound that fits the memory plan.
+        let sharedTier = sharedStore.map { SharedTier(store: $0, queueBytes: min(SharedTier.Defaults.queueBytes, memory.limit / 32)) }
         let store = VariantStore(memoryBytes: memory.memoryTier, disk: disk, shared: sharedTier, prepare: presenter.prepared)
         // Under a limit the memory tier gives its room to transforms that need it (MemoryPlan).
         var yielding: (@Sendable (Int) -> Bool)?
