@@ -13,16 +13,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
+fail() { echo "crash test: $*" >&2; exit 1; }
+# shellcheck source=scripts/thumbd-process.sh
+. scripts/thumbd-process.sh
+
 # start NAME CACHE_DIR: a thumbd on a free port; sets PORT.
 start() {
-    "$BIN" serve --host 127.0.0.1 --port 0 --library "$work/library" --cache-dir "$2" 2>"$work/$1.log" &
-    pids+=($!)
-    for _ in $(seq 1 300); do
-        PORT=$(grep -o 'listening on 127.0.0.1:[0-9]*' "$work/$1.log" | grep -o '[0-9]*$' || true)
-        [ -n "$PORT" ] && curl -s -o /dev/null "http://127.0.0.1:$PORT/health" && return 0
-        sleep 0.1
-    done
-    echo "thumbd did not start" >&2; cat "$work/$1.log" >&2; exit 1
+    start_thumbd "$work/$1.log" --library "$work/library" --cache-dir "$2"
+    pids+=("$server")
 }
 
 start first "$work/cache"             # writes the demo library on its first start

@@ -30,8 +30,8 @@ fail() {
 }
 
 # Loopback only: no proxy from the environment may carry a request elsewhere.
-local_env=(env -u http_proxy -u https_proxy -u HTTP_PROXY -u HTTPS_PROXY -u all_proxy -u ALL_PROXY
-           NO_PROXY='*' no_proxy='*')
+# shellcheck source=scripts/thumbd-process.sh
+. scripts/thumbd-process.sh
 
 [ -x "$BIN" ] || fail "$BIN is missing: build it first (swift build --build-tests)"
 command -v curl >/dev/null 2>&1 || fail "curl is needed: sudo apt-get install -y curl"
@@ -40,12 +40,7 @@ command -v python3 >/dev/null 2>&1 || fail "python3 is needed: sudo apt-get inst
 work=$(mktemp -d)
 server=""
 cleanup() {
-    if [ -n "$server" ] && kill -0 "$server" 2>/dev/null; then
-        kill -TERM "$server" 2>/dev/null || true
-        for _ in $(seq 1 50); do kill -0 "$server" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$server" 2>/dev/null || true
-    fi
-    [ -n "$server" ] && { wait "$server" 2>/dev/null || true; }
+    stop_thumbd "$server"
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -80,26 +75,8 @@ EOF
 
 # 2. The server. Only the settings below count, whatever THUMBD_* variables the caller has.
 while IFS= read -r name; do unset "$name"; done < <(compgen -e | grep '^THUMBD_' || true)
-# Port 0: the kernel picks a free port and the start-up line names it.
-THUMBD_LIBRARY_DEMO=true THUMBD_ADMIN_TOKEN="$TOKEN" THUMBD_LOGGING_ACCESS=false \
-    THUMBD_SERVER_DRAIN_SECONDS=2s \
-    "${local_env[@]}" "$BIN" serve --config config/thumbd.yaml --host 127.0.0.1 --port 0 \
-    --library "$work/library" --cache-dir "$work/cache" 2>"$work/thumbd.log" &
-server=$!
-PORT=""
-for _ in $(seq 1 300); do
-    if ! kill -0 "$server" 2>/dev/null; then
-        cat "$work/thumbd.log" >&2
-        fail "thumbd exited while starting"
-    fi
-    PORT=$(grep -o 'listening on 127.0.0.1:[0-9]*' "$work/thumbd.log" | grep -o '[0-9]*$' || true)
-    if [ -n "$PORT" ] && "${local_env[@]}" curl -fsS -o /dev/null --max-time 2 "http://127.0.0.1:$PORT/health" 2>/dev/null; then
-        break
-    fi
-    PORT=""
-    sleep 0.1
-done
-[ -n "$PORT" ] || { cat "$work/thumbd.log" >&2; fail "thumbd did not answer /health within 30 s"; }
+THUMBD_LIBRARY_DEMO=true THUMBD_ADMIN_TOKEN="$TOKEN" THUMBD_LOGGING_ACCESS=false THUMBD_SERVER_DRAIN_SECONDS=2s \
+    start_thumbd "$work/thumbd.log" --config config/thumbd.yaml --library "$work/library" --cache-dir "$work/cache"
 say "thumbd is up on http://127.0.0.1:$PORT; running $count blocks"
 
 # 3. The blocks, one after another (some use what an earlier one made: a cached thumbnail, a

@@ -39,8 +39,8 @@ fail() {
 }
 
 # Loopback only: no proxy from the environment may carry a request elsewhere.
-local_env=(env -u http_proxy -u https_proxy -u HTTP_PROXY -u HTTPS_PROXY -u all_proxy -u ALL_PROXY
-           NO_PROXY='*' no_proxy='*')
+# shellcheck source=scripts/thumbd-process.sh
+. scripts/thumbd-process.sh
 
 [ -x "$BIN" ] || fail "$BIN is missing: build it first (swift build)"
 command -v curl >/dev/null 2>&1 || fail "curl is needed: sudo apt-get install -y curl"
@@ -64,12 +64,7 @@ fi
 work=$(mktemp -d)
 server=""
 cleanup() {
-    if [ -n "$server" ] && kill -0 "$server" 2>/dev/null; then
-        kill -TERM "$server" 2>/dev/null || true
-        for _ in $(seq 1 50); do kill -0 "$server" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$server" 2>/dev/null || true
-    fi
-    [ -n "$server" ] && { wait "$server" 2>/dev/null || true; }
+    stop_thumbd "$server"
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -77,28 +72,10 @@ trap 'exit 130' INT TERM
 
 # Only the settings below count, whatever THUMBD_* variables the caller has.
 while IFS= read -r name; do unset "$name"; done < <(compgen -e | grep '^THUMBD_' || true)
-# Port 0: the kernel picks a free port and the start-up line names it (no port picked first
-# that another process could take meanwhile).
 THUMBD_LIBRARY_DEMO=true THUMBD_ADMIN_TOKEN="$TOKEN" THUMBD_LOGGING_ACCESS=false \
     THUMBD_ORIGINS_ALLOW=127.0.0.1 THUMBD_ORIGINS_ALLOW_PRIVATE=true \
     THUMBD_LIMITS_MAX_DIMENSION="$MAX_DIMENSION" THUMBD_SERVER_DRAIN_SECONDS=2s \
-    "${local_env[@]}" "$BIN" serve --host 127.0.0.1 --port 0 --library "$work/library" \
-    --cache-dir "$work/cache" 2>"$work/thumbd.log" &
-server=$!
-PORT=""
-for _ in $(seq 1 300); do
-    if ! kill -0 "$server" 2>/dev/null; then
-        cat "$work/thumbd.log" >&2
-        fail "thumbd exited while starting"
-    fi
-    PORT=$(grep -o 'listening on 127.0.0.1:[0-9]*' "$work/thumbd.log" | grep -o '[0-9]*$' || true)
-    if [ -n "$PORT" ] && "${local_env[@]}" curl -fsS -o /dev/null --max-time 2 "http://127.0.0.1:$PORT/health" 2>/dev/null; then
-        break
-    fi
-    PORT=""
-    sleep 0.1
-done
-[ -n "$PORT" ] || { cat "$work/thumbd.log" >&2; fail "thumbd did not answer /health within 30 s"; }
+    start_thumbd "$work/thumbd.log" --library "$work/library" --cache-dir "$work/cache"
 base="http://127.0.0.1:$PORT"
 say "thumbd is up on $base"
 
