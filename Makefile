@@ -23,6 +23,7 @@ run: release
 # for many seconds on a 2-core machine.
 test:
 	@scripts/ensure-deps.sh --tests
+	@scripts/face-photos.sh
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip ThumbdKitTests
 	$(SWIFT) test --skip-build --filter ThumbdKitTests

@@ -52,8 +52,14 @@ let package = Package(
         // libvips, found with pkg-config; its variadic calls wrapped in C.
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         .target(name: "CVipsShim", dependencies: ["CVips"]),
-        // The libvips wrapper and the transform pipeline.
-        .target(name: "Imaging", dependencies: ["CVipsShim", "ThumbdProtocol", "WireCoding"]),
+        // OpenCV's Haar cascade face detectors behind a C interface (C++ inside). Debian ships
+        // no pkg-config file for the modules alone (`opencv4.pc` comes with every module, VTK
+        // and MPI), so the header folder is named here and the three libraries linked by name.
+        .target(name: "CFaceShim",
+                cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])],
+                linkerSettings: [.linkedLibrary("opencv_objdetect"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core")]),
+        // The libvips wrapper and the transform pipeline, and the faces it crops to and blurs.
+        .target(name: "Imaging", dependencies: ["CVipsShim", "CFaceShim", "ThumbdProtocol", "WireCoding"]),
         // libcurl, for fetching from origins; its variadic setopt wrapped in C.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "CurlShim", dependencies: ["CCurl"]),

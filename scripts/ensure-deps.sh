@@ -11,6 +11,9 @@ if [ "${1:-}" = "--tests" ]; then
 fi
 pkg-config --exists vips 2>/dev/null || packages+=(libvips-dev)
 pkg-config --exists libcurl 2>/dev/null || packages+=(libcurl4-openssl-dev)
+# OpenCV's face detector (its objdetect module, headers and libraries) and its Haar cascades.
+[ -e /usr/include/opencv4/opencv2/objdetect.hpp ] || packages+=(libopencv-objdetect-dev)
+[ -e /usr/share/opencv4/haarcascades/haarcascade_frontalface_alt2.xml ] || packages+=(opencv-data)
 command -v pkg-config >/dev/null 2>&1 || packages+=(pkg-config)
 command -v curl >/dev/null 2>&1 || packages+=(curl)
 # The demo library's photographs (Debian's mate-backgrounds; generated ones stand in without

@@ -444,6 +444,28 @@ VipsImage *tv_materialize(VipsImage *in, tv_stop_check check, void *context, int
     return out;
 }
 
+VipsImage *tv_pixelate(VipsImage *in, int left, int top, int width, int height, int cells, char **err) {
+    VipsImage *area = NULL, *padded = NULL, *small = NULL, *big = NULL, *cut = NULL, *out = NULL;
+    int side = width > height ? width : height;
+    int cell = (side + cells - 1) / cells;
+    if (cell < 1) cell = 1;
+    int across = (width + cell - 1) / cell, down = (height + cell - 1) / cell;
+    /* Whole cells: the edge repeated to fill the last ones, each cell averaged (a box shrink),
+       then drawn back as blocks and cut to the region. */
+    int rc = vips_extract_area(in, &area, left, top, width, height, NULL);
+    if (!rc) rc = vips_embed(area, &padded, 0, 0, across * cell, down * cell, "extend", VIPS_EXTEND_COPY, NULL);
+    if (!rc) rc = vips_shrink(padded, &small, cell, cell, NULL);
+    if (!rc) rc = vips_zoom(small, &big, cell, cell, NULL);
+    if (!rc) rc = vips_extract_area(big, &cut, 0, 0, width, height, NULL);
+    if (!rc) rc = vips_insert(in, cut, &out, left, top, NULL);
+    if (area) g_object_unref(area);
+    if (padded) g_object_unref(padded);
+    if (small) g_object_unref(small);
+    if (big) g_object_unref(big);
+    if (cut) g_object_unref(cut);
+    return rc ? fail_null(err) : out;
+}
+
 VipsImage *tv_extract(VipsImage *in, int left, int top, int width, int height, char **err) {
     VipsImage *out = NULL;
     if (vips_extract_area(in, &out, left, top, width, height, NULL)) return fail_null(err);

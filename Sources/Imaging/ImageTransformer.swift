@@ -2,8 +2,9 @@ import CVipsShim
 import ThumbdProtocol
 
 /// Runs the pipeline on encoded bytes, in the order `TransformOptions` states: orientation
-/// (shrink-on-load thumbnail, auto-rotated, one page), `rect`, `trim`, resize and fit (with a
-/// focal point, or letterboxed for `fit=pad`), sRGB, rotation and mirror, padding, blur,
+/// (shrink-on-load thumbnail, auto-rotated, one page), faces pixelated (`redact`), `rect`,
+/// `trim`, resize and fit (with a focal point, one the faces give for `crop=face`, or
+/// letterboxed for `fit=pad`), sRGB, rotation and mirror, padding, blur,
 /// sharpen, grey, watermark, flattening on the background where the format has no alpha,
 /// and encoding with metadata stripped (within `mb`). Synchronous and CPU-bound: call it from
 /// a worker thread.
@@ -25,8 +26,9 @@ public enum ImageTransformer {
     /// used when it serves this one (`SharedDecode.serves`) and gives the plan's exact size.
     /// `stop`: asked while pixels are computed; when it says so, the work is killed and
     /// `ImagingError.cancelled` thrown (the encoder, which runs last, is not interrupted).
+    /// `faces`: the faces `FaceDetector` found in the source, for `crop=face` and `redact=face`.
     public static func transform(_ data: [UInt8], header: ImageHeader, options: TransformOptions,
-                                 watermark: [UInt8]? = nil, shared: SharedDecode? = nil,
+                                 faces: [PixelRect] = [], watermark: [UInt8]? = nil, shared: SharedDecode? = nil,
                                  stop: StopCheck? = nil) throws(ImagingError) -> Output {
         let format = options.format ?? .universal(hasAlpha: header.hasAlpha)
         let animated = options.keepsFrames && header.pages > 1
@@ -41,7 +43,7 @@ public enum ImageTransformer {
                 image = resized
                 usedShared = shared
             } else {
-                image = try decode(data, header: header, options: options, animated: animated, stop: stop)
+                image = try decode(data, header: header, options: options, faces: faces, animated: animated, stop: stop)
             }
             image = try finish(image, options: options, format: format, watermark: watermark, stop: stop)
             // Decoding is lazy: a truncated source fails here, while pixels are pulled, so
@@ -58,9 +60,9 @@ public enum ImageTransformer {
     }
 
     /// The source decoded, cut (`rect`, `trim`) and resized to the plan: shrink-on-load from
-    /// the bytes when nothing is cut first; from the whole decoded page otherwise.
-    private static func decode(_ data: [UInt8], header: ImageHeader, options asked: TransformOptions, animated: Bool,
-                               stop: StopCheck?) throws -> VipsImage {
+    /// the bytes when nothing is cut or redacted first; from the whole decoded page otherwise.
+    private static func decode(_ data: [UInt8], header: ImageHeader, options asked: TransformOptions, faces: [PixelRect],
+                               animated: Bool, stop: StopCheck?) throws -> VipsImage {
         let (sourceWidth, sourceHeight) = header.orientedSize
         // A vector source is drawn at the size asked: enlarging it loses nothing.
         var options = asked
@@ -68,7 +70,8 @@ public enum ImageTransformer {
         let page = Int32(options.page - 1)
         var plan: ResizePlan
         var image: VipsImage
-        if options.region == nil && options.trim == nil {
+        if options.region == nil && options.trim == nil && options.redact == nil {
+            options = FaceLayout.settled(options, faces: faces, width: sourceWidth, height: sourceHeight)
             plan = ResizePlan.make(sourceWidth: sourceWidth, sourceHeight: sourceHeight, options: options)
             let fixed = plan
             image = try data.withUnsafeBytes { raw in
@@ -94,6 +97,18 @@ public enum ImageTransformer {
             }.get()
             // Decoded once into memory: find_trim reads it all, and the crop after reads it again.
             whole = try whole.materialized(stop: stop)
+            if options.redact == .face {
+                // In the source's own pixels, before anything could show a face at another scale.
+                for face in faces {
+                    let box = FaceLayout.grown(face, width: whole.width, height: whole.height)
+                    guard box.width > 0, box.height > 0 else { continue }
+                    let source = whole
+                    whole = try VipsImage.make { tv_pixelate(source.pointer, Int32(box.x), Int32(box.y), Int32(box.width),
+                                                             Int32(box.height), Int32(Self.redactionCells), $0) }
+                }
+            }
+            // Where the image being resized lies in the source: what faces are placed by.
+            var cut = PixelRect(x: 0, y: 0, width: whole.width, height: whole.height)
             if let region = options.region {
                 guard region.x + region.width <= whole.width, region.y + region.height <= whole.height else {
                     throw ImagingError.badParameter(name: "rect", detail: "rect \(region) is outside the \(whole.width)x\(whole.height) source")
@@ -101,6 +116,7 @@ public enum ImageTransformer {
                 let source = whole
                 whole = try VipsImage.make { tv_extract(source.pointer, Int32(region.x), Int32(region.y),
                                                         Int32(region.width), Int32(region.height), $0) }
+                cut = region
             }
             if let threshold = options.trim {
                 var left: Int32 = 0, top: Int32 = 0, width: Int32 = 0, height: Int32 = 0
@@ -112,8 +128,10 @@ public enum ImageTransformer {
                 if width > 0, height > 0 {
                     let source = whole
                     whole = try VipsImage.make { tv_extract(source.pointer, left, top, width, height, $0) }
+                    cut = PixelRect(x: cut.x + Int(left), y: cut.y + Int(top), width: Int(width), height: Int(height))
                 }
             }
+            options = FaceLayout.settled(options, faces: FaceLayout.within(faces, cut: cut), width: whole.width, height: whole.height)
             plan = ResizePlan.make(sourceWidth: whole.width, sourceHeight: whole.height, options: options)
             let source = whole, fixed = plan
             image = try VipsImage.make {
@@ -123,6 +141,10 @@ public enum ImageTransformer {
         }
         return try placed(image, plan: plan, options: options)
     }
+
+    /// Cells across the longer side of a redacted face (with its margin): about four across
+    /// the face itself, too few to recognise anyone at any output size.
+    static let redactionCells = 6
 
     /// A resized image cut to the plan's region, in sRGB, centred on its canvas (`fit=pad`).
     static func placed(_ resized: VipsImage, plan: ResizePlan, options: TransformOptions) throws -> VipsImage {

@@ -95,7 +95,8 @@ public struct ResizePlan: Sendable, Equatable {
                 switch options.crop {
                 case .center: return ResizePlan(thumbnailWidth: ow, thumbnailHeight: oh, interest: .centre, extract: nil, coverSize: (sw, sh))
                 case .entropy: return ResizePlan(thumbnailWidth: ow, thumbnailHeight: oh, interest: .entropy, extract: nil, coverSize: (sw, sh))
-                case .attention: return ResizePlan(thumbnailWidth: ow, thumbnailHeight: oh, interest: .attention, extract: nil, coverSize: (sw, sh))
+                // Faces not known here (or none found): what `crop=face` falls back to.
+                case .attention, .face: return ResizePlan(thumbnailWidth: ow, thumbnailHeight: oh, interest: .attention, extract: nil, coverSize: (sw, sh))
                 case .top, .bottom, .left, .right:
                     let left = options.crop == .left ? 0 : options.crop == .right ? sw - ow : (sw - ow) / 2
                     let top = options.crop == .top ? 0 : options.crop == .bottom ? sh - oh : (sh - oh) / 2

@@ -91,7 +91,8 @@ public final class SharedDecode: @unchecked Sendable {
 
     /// Whether `options` can be made from a shared decode of its source at all.
     public static func canShare(_ options: TransformOptions, header: ImageHeader) -> Bool {
-        options.region == nil && options.trim == nil && !(options.keepsFrames && header.pages > 1) && !header.isVector
+        // Faces are placed in the source's pixels: those options are made alone.
+        options.region == nil && options.trim == nil && options.redact == nil && options.crop != .face && !(options.keepsFrames && header.pages > 1) && !header.isVector
     }
 
     /// Whether this decode serves `options`: it can share one, of the same page.

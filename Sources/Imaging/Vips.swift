@@ -35,6 +35,8 @@ public enum ImagingError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A parameter cannot apply to this source (`rect` outside it, a `page` it has not) or its
     /// output (`mb` below what the lowest quality gives): 400 naming the parameter.
     case badParameter(name: String, detail: String)
+    /// The face detector failed (its cascades cannot be read, OpenCV threw): 500.
+    case faceDetectionFailed(String)
 
     public var description: String {
         switch self {
@@ -46,6 +48,7 @@ public enum ImagingError: Error, Equatable, Sendable, CustomStringConvertible {
         case .encodingFailed(let detail): "the image cannot be encoded: \(detail)"
         case .cancelled: "the transform was stopped: nobody waited for it any more"
         case .badParameter(_, let detail): detail
+        case .faceDetectionFailed(let detail): "faces cannot be found: \(detail)"
         }
     }
 }

@@ -14,7 +14,7 @@ import ThumbdProtocol
 ///   that may be the whole image), WebP and SVG at the scale they are decoded or drawn at;
 /// - the output, materialized once, and the encoder's state, per output pixel and frame: JPEG
 ///   about 6 bytes, PNG 8, WebP 12, AVIF 24, JPEG XL 46-47 (effort does not change it);
-/// - a cut (`rect`, `trim`) decodes the whole page first; a rotation materializes the
+/// - a cut (`rect`, `trim`) or a redaction decodes the whole page first; a rotation materializes the
 ///   resized image before turning it; a watermark decodes its image at its drawn size.
 public enum WorkingMemory {
     /// Bytes a transform of a source with `header` into `options` needs at its peak.
@@ -28,7 +28,7 @@ public enum WorkingMemory {
         // Animations are decoded a frame at a time.
         bytes += decoderBytes(header, decodedPixels: decodedPixels(header, geometry))
         bytes += geometry.pixels * bytesPerOutputPixel(format)
-        if options.region != nil || options.trim != nil { bytes += header.width * header.height * 4 * frames }
+        if options.region != nil || options.trim != nil || options.redact != nil { bytes += header.width * header.height * 4 * frames }
         if options.rotation != 0 { bytes += geometry.resizedWidth * geometry.resizedHeight * 4 * frames }
         if let watermark, options.watermark != nil {
             let scale = options.watermark.map { $0.scale } ?? 1

@@ -1,5 +1,5 @@
 /// `rect`: a region of the source in its pixels (after orientation), `x,y,w,h`.
-public struct PixelRect: Sendable, Hashable, CustomStringConvertible {
+public struct PixelRect: Sendable, Hashable, Codable, CustomStringConvertible {
     public var x: Int
     public var y: Int
     public var width: Int

@@ -31,7 +31,7 @@ extension ThumbnailOptions {
                      normal: { n in n.normal.fit != .contain ? n.normal.fit.rawValue : nil }, given: { o in o.fit?.rawValue }),
         URLParameter(name: "crop",
                      summary: .init(values: choices(Crop.self), defaultValue: "`center`",
-                                    effect: "What `fit=cover` keeps; ignored with other fits."),
+                                    effect: "What `fit=cover` keeps; ignored with other fits. `face`: every face found, as centred as the box allows; `attention` where none is."),
                      read: { o, text, _ throws(ParameterError) in o.crop = try ParameterText.choice("crop", text, Crop.self) },
                      normal: { n in n.normal.crop != .center ? n.normal.crop.rawValue : nil }, given: { o in o.crop?.rawValue }),
         URLParameter(name: "enlarge",
@@ -71,6 +71,11 @@ extension ThumbnailOptions {
             }
             o.focus = FocalPoint(x: x, y: y)
         }, normal: { n in n.normal.focus?.description }, given: { o in o.focus?.description }),
+        URLParameter(name: "redact",
+                     summary: .init(values: choices(Redaction.self), defaultValue: "none",
+                                    effect: "Pixelates every face found in the source, before any other operation; animations give their first frame."),
+                     read: { o, text, _ throws(ParameterError) in o.redact = try ParameterText.choice("redact", text, Redaction.self) },
+                     normal: { n in n.normal.redact?.rawValue }, given: { o in o.redact?.rawValue }),
         URLParameter(name: "rect",
                      summary: .init(values: "`x,y,w,h` in source pixels (after EXIF orientation), each \(spanText(rectRange))", defaultValue: "none",
                                     effect: "Crops that region, first. Outside the source: a 400 naming `rect`."),

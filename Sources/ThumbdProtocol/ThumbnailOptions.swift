@@ -10,6 +10,7 @@ import WireCoding
 public struct ThumbnailOptions: Sendable, Hashable {
     public typealias Fit = TransformOptions.Fit
     public typealias Crop = TransformOptions.Crop
+    public typealias Redaction = TransformOptions.Redaction
 
     /// What `fm` takes: an output format, or `auto` (the best the request's `Accept` allows;
     /// the answer carries `Vary: Accept`).
@@ -78,6 +79,8 @@ public struct ThumbnailOptions: Sendable, Hashable {
     public var maxBytes: Int?
     /// `page`: the page (from 1) of a PDF or multi-page source.
     public var page: Int?
+    /// `redact`: what is pixelated in the source before anything else (`face`: every face found).
+    public var redact: Redaction?
 
     /// What `wm` names.
     public enum WatermarkChoice: Sendable, Hashable {
@@ -209,7 +212,8 @@ public struct ThumbnailOptions: Sendable, Hashable {
                                       enlarge: enlarge ?? false, format: output, animated: animated ?? false, region: region,
                                       trim: trim, focus: focus, rotation: rotation, mirrored: mirrored,
                                       padding: hinted ? padding : padding?.scaled(by: ratio), background: background,
-                                      blur: blur, sharpen: sharpen, gray: gray ?? false, maxBytes: maxBytes, page: page ?? 1)
+                                      blur: blur, sharpen: sharpen, gray: gray ?? false, maxBytes: maxBytes, page: page ?? 1,
+                                      redact: redact)
         let form = URLParameter.NormalForm(options: self, normal: normal, hinted: hinted, ratio: ratio, width: w, height: h, output: output)
         return Self.parameters.compactMap { parameter in parameter.normal(form).map { (parameter.name, $0) } }
     }

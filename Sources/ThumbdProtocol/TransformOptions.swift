@@ -1,12 +1,15 @@
 /// A transform, normalized: equivalent requests produce equal values. What the server's
 /// image pipeline runs with, and what its cache keys and ETags are made from.
 ///
-/// The pipeline applies it in this order (docs/image-operations.md): orientation, `rect`,
+/// The pipeline applies it in this order (docs/image-operations.md): orientation, `redact`, `rect`,
 /// `trim`, resize and fit (with `focus`), rotation, mirror, padding, blur, sharpen, grey,
 /// watermark, flattening on the background, encoding (within `maxBytes`).
 public struct TransformOptions: Sendable, Hashable {
     public enum Fit: String, Sendable, CaseIterable { case contain, cover, fill, pad }
-    public enum Crop: String, Sendable, CaseIterable { case center, top, bottom, left, right, entropy, attention }
+    /// `face`: the crop keeps every face found (`attention` where none is).
+    public enum Crop: String, Sendable, CaseIterable { case center, top, bottom, left, right, entropy, attention, face }
+    /// What `redact` hides before anything else is done.
+    public enum Redaction: String, Sendable, CaseIterable { case face }
 
     /// Target box in output pixels (dpr already applied); nil: that side follows the other
     /// (aspect kept) or the source.
@@ -50,13 +53,15 @@ public struct TransformOptions: Sendable, Hashable {
     /// The AVIF encoder's effort when the server's (`output.avif_effort`) is not the default;
     /// nil otherwise and for every other format, so it only enters AVIF outputs' keys.
     public var avifEffort: Int?
+    /// `redact=face`: every face found pixelated in the source, first.
+    public var redact: Redaction?
 
     public init(width: Int? = nil, height: Int? = nil, fit: Fit = .contain, crop: Crop = .center, enlarge: Bool = false,
                 format: OutputFormat? = nil, quality: Int? = OutputFormat.defaultQuality, progressive: Bool = false,
                 animated: Bool = false, region: PixelRect? = nil, trim: Int? = nil, focus: FocalPoint? = nil, rotation: Int = 0,
                 mirrored: Bool = false, padding: EdgeInsets? = nil, background: RGBAColor? = nil, blur: Double? = nil,
                 sharpen: Double? = nil, gray: Bool = false, watermark: Watermark? = nil, maxBytes: Int? = nil, page: Int = 1,
-                avifEffort: Int? = nil) {
+                avifEffort: Int? = nil, redact: Redaction? = nil) {
         self.width = width
         self.height = height
         self.fit = fit
@@ -80,6 +85,7 @@ public struct TransformOptions: Sendable, Hashable {
         self.maxBytes = maxBytes
         self.page = page
         self.avifEffort = avifEffort
+        self.redact = redact
         normalize()
     }
 
@@ -110,8 +116,9 @@ public struct TransformOptions: Sendable, Hashable {
         if let format, format != .avif { avifEffort = nil }
         // Frames are resized and cropped alike; operations that would treat the strip of
         // frames as one picture (or take a region of it) take the first frame instead.
+        // Faces are found in the first frame: a redacted animation would show them in the others.
         if region != nil || trim != nil || rotation != 0 || padding != nil || fit == .pad || blur != nil || sharpen != nil
-            || watermark != nil {
+            || watermark != nil || redact != nil {
             animated = false
         }
     }

@@ -76,7 +76,8 @@ public struct TransformRequest: Sendable, Equatable {
                                    mirrored: mirrored, padding: requested.padding?.scaled(by: ratio), background: requested.background,
                                    blur: requested.blur, sharpen: requested.sharpen, gray: requested.gray ?? false,
                                    watermark: try Self.watermark(requested, defaults: defaults, ratio: ratio),
-                                   maxBytes: requested.maxBytes, page: requested.page ?? 1, avifEffort: defaults.avifEffort)
+                                   maxBytes: requested.maxBytes, page: requested.page ?? 1, avifEffort: defaults.avifEffort,
+                                   redact: requested.redact)
         negotiatesFormat = requested.format == .auto
     }
 

@@ -58,6 +58,9 @@ VipsImage *tv_thumbnail_page(const void *buf, size_t len, int width, int height,
 /* Resize (and crop) of an image already decoded, as tv_thumbnail does from bytes. */
 VipsImage *tv_thumbnail_image(VipsImage *in, int width, int height, tv_size size, tv_crop crop, char **err);
 VipsImage *tv_extract(VipsImage *in, int left, int top, int width, int height, char **err);
+/* The region pixelated: cut into cells of at most cells x cells across its longer side, each
+   the average of its pixels, the rest of the image as it was. */
+VipsImage *tv_pixelate(VipsImage *in, int left, int top, int width, int height, int cells, char **err);
 /* The box inside a uniform border (the top-left pixel's colour, within threshold 1-100);
  * width and height 0 when the whole image is border. */
 int tv_find_trim(VipsImage *in, double threshold, int *left, int *top, int *width, int *height, char **err);

@@ -92,6 +92,7 @@ paths:
       - $ref: '#/components/parameters/anim'
       - $ref: '#/components/parameters/pr'
       - $ref: '#/components/parameters/fp'
+      - $ref: '#/components/parameters/redact'
       - $ref: '#/components/parameters/rect'
       - $ref: '#/components/parameters/trim'
       - $ref: '#/components/parameters/rot'
@@ -187,6 +188,7 @@ paths:
       - $ref: '#/components/parameters/anim'
       - $ref: '#/components/parameters/pr'
       - $ref: '#/components/parameters/fp'
+      - $ref: '#/components/parameters/redact'
       - $ref: '#/components/parameters/rect'
       - $ref: '#/components/parameters/trim'
       - $ref: '#/components/parameters/rot'
@@ -935,11 +937,13 @@ components:
       in: query
       required: false
       description: |
-        With `fit=cover`: which part is kept. `entropy` and `attention` are libvips' smart crops.
-        Ignored (and normalized away) otherwise. Default `center`.
+        With `fit=cover`: which part is kept. `entropy` and `attention` are libvips' smart crops;
+        `face` keeps every face found (their union with a margin) as centred as the box allows,
+        and is `attention` where no face is found. Ignored (and normalized away) otherwise.
+        Default `center`.
       schema:
         type: string
-        enum: [center, top, bottom, left, right, entropy, attention]
+        enum: [center, top, bottom, left, right, entropy, attention, face]
       example: center
     enlarge:
       name: enlarge
@@ -1005,6 +1009,18 @@ components:
         type: string
         pattern: '^(0(\.[0-9]{1,6})?|1(\.0{1,6})?),(0(\.[0-9]{1,6})?|1(\.0{1,6})?)$'
       example: '0.3,0.2'
+    redact:
+      name: redact
+      in: query
+      required: false
+      description: |
+        `face`: every face found is pixelated (about four cells across) in the source's own
+        pixels, before any other operation, so no output size shows it. An animated source
+        gives its first frame; with `page` other than 1: `400` naming `redact`.
+      schema:
+        type: string
+        enum: [face]
+      example: face
     rect:
       name: rect
       in: query
@@ -2223,6 +2239,23 @@ components:
           description: The `/img/...` URL of a library image or the `/proxy?url=...` URL of a remote one (signed when signing is on).
           type: string
           pattern: '^/(img/|proxy\?url=)'
+        faces:
+          description: |
+            The faces found (frontal ones, about 1/32 of the longer side or larger), largest
+            first, in pixels after EXIF orientation; found once per version of the original.
+            Absent when the server finds no faces (`faces.cascades` empty).
+          type: array
+          maxItems: 32
+          items: {$ref: '#/components/schemas/FaceBox'}
+    FaceBox:
+      type: object
+      additionalProperties: false
+      required: [x, y, width, height]
+      properties:
+        x: {type: integer, minimum: 0}
+        y: {type: integer, minimum: 0}
+        width: {type: integer, minimum: 1}
+        height: {type: integer, minimum: 1}
     PurgeResult:
       type: object
       additionalProperties: false

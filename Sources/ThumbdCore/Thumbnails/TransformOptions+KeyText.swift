@@ -16,6 +16,7 @@ extension TransformOptions {
         if progressive { parts.append("pr=1") }
         if animated { parts.append("anim=1") }
         // The image operations, each only when it does something.
+        if let redact { parts.append("redact=\(redact.rawValue)") }
         if let region { parts.append("rect=\(region.x):\(region.y):\(region.width):\(region.height)") }
         if let trim { parts.append("trim=\(trim)") }
         if let focus { parts.append("fp=\(focus.x):\(focus.y)") }
