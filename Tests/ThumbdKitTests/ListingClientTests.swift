@@ -4,6 +4,8 @@ import Testing
 import Thumbd
 import ThumbdCore
 import ThumbdKit
+import ThumbdProtocol
+import TestSupport
 
 /// The listing client follows `Link: rel="next"` through every page.
 @Suite struct ListingClientTests {
@@ -55,5 +57,24 @@ import ThumbdKit
         #expect(pixels.rgba[0] > 150 && pixels.rgba[1] < 80)
         #expect(item.color?.hasPrefix("#") == true && item.color?.count == 7)
         #expect(ThumbnailPlaceholder(base64: "not base64!") == nil && ThumbnailPlaceholder(base64: "") == nil)
+    }
+
+    /// One image's details carry the faces the server found, in the image's pixels, so an app
+    /// can place overlays or crop by them itself; `crop=face` from the builder keeps them.
+    @Test func detailsCarryTheFacesAndTheBuilderAsksForFaceCrops() async throws {
+        let server = try ThumbdServer(files: ["people/astronaut.png": try FacePhotos.bytes("astronaut.png")])
+        defer { withExtendedLifetime(server) {} }
+        let listing = ThumbdListing(baseURL: server.baseURL, transport: URLSessionTransport())
+        let details = try await listing.details(of: "people/astronaut.png")
+        #expect(details.width == 512 && details.height == 512 && details.format == "png" && details.url == "/img/people/astronaut.png")
+        let face = try #require(details.faces?.first)
+        let labelled = try #require(FacePhotos.labelled.first { $0.name == "astronaut.png" }?.faces.first)
+        #expect(FacePhotos.overlap(face, labelled) >= 0.5)
+        var options = ThumbnailOptions(width: 120, height: 60, fit: .cover, crop: .face, format: .png)
+        options.redact = .face
+        let url = server.builder.imageURL("people/astronaut.png", options: options)
+        #expect(url.query?.contains("crop=face") == true && url.query?.contains("redact=face") == true)
+        let loader = ThumbdLoader(transport: URLSessionTransport(), decode: TestImage.decode)
+        #expect(try await loader.load(url).image.width == 120)
     }
 }

@@ -275,12 +275,13 @@ import WireCoding
         #expect((fields["placeholder"] as? String)?.isEmpty == false)
         let etag = try #require(info.header("ETag"))
         #expect(try f.get("/v1/images/sub/c.jpg", ["If-None-Match: \(etag)"]).status == 304)
-        // A purge removes the variants and the original (both tiers): the next request fetches it again.
+        // A purge removes the variants, the original and the faces the info found (both tiers):
+        // the next request fetches it again.
         #expect(try f.get("/img/sub/c.jpg?w=40").header("X-Cache") == "miss")
         let gets = try f.s3Requests("get")
         let purged = try f.get("/v1/purge?path=sub/c.jpg", ["Authorization: Bearer s3-purge-token-0123456789"], method: "POST")
         let removed = try #require((try json(purged) as? [String: Int])?["removed"])
-        #expect(purged.status == 200 && removed == 4, "variant and original, in memory and on disk: \(removed)")
+        #expect(purged.status == 200 && removed == 6, "variant, original and faces, in memory and on disk: \(removed)")
         #expect(try f.get("/img/sub/c.jpg?w=40").header("X-Cache") == "miss")
         #expect(try f.s3Requests("get") == gets + 1)
     }

@@ -35,7 +35,7 @@ public final class ThumbdApp: HTTPHandler {
     /// `memory`: the sizes `MemoryPlan` worked out for the configuration (tiers, budget).
     /// `wallClock` tells the date signed URLs' `expires` is compared with.
     public init(config: ThumbdConfig, memory: MemoryPlan, library root: LibraryRoot, gauges: ServerGauges,
-                clock: any MonotonicClock = SystemClock(), wallClock: any WallClock = SystemWallClock(),
+                faces detector: FaceDetector? = nil, clock: any MonotonicClock = SystemClock(), wallClock: any WallClock = SystemWallClock(),
                 logger: Logger = Logger(label: "thumbd")) {
         self.config = config
         self.memoryPlan = memory
@@ -70,12 +70,13 @@ public final class ThumbdApp: HTTPHandler {
             yielding = { reserved in store.yieldMemory(toTransformsHolding: reserved, of: room) }
         }
         let budget = MemoryBudget(limit: memory.transformBudget, reservedChanged: yielding)
+        let faces = detector.map { SourceFaces(detector: $0, store: store, maxPixels: config.limits.maxSourcePixels) }
         thumbnails = ThumbnailService(store: store, pool: pool, memory: budget,
                                       limits: .init(maxSourceBytes: config.limits.maxSourceBytes,
                                                     maxSourcePixels: config.limits.maxSourcePixels,
                                                     maxDimension: config.limits.maxDimension, maxFrames: config.limits.maxFrames,
                                                     sharesDecodes: config.output.sharedDecode),
-                                      metrics: metrics, clock: clock, logger: logger)
+                                      metrics: metrics, clock: clock, logger: logger, faces: faces)
         // Originals fetched from elsewhere (remote origins, an S3 library) share one tier.
         let originalStore = OriginalStore(memoryBytes: memory.originalsTier, disk: disk)
         if config.origins.allow.isEmpty {
@@ -107,8 +108,8 @@ public final class ThumbdApp: HTTPHandler {
         health = HealthRoute(drain: drain)
         metricsRoute = MetricsRoute(metrics: metrics, thumbnails: thumbnails, originals: originals, shared: sharedTier, gauges: gauges,
                                    memoryPlan: memory)
-        imageInfo = ImageInfoRoute(library: library, pool: pool, links: links)
-        remoteInfo = RemoteInfoRoute(authorization: authorization, originals: originals, pool: pool)
+        imageInfo = ImageInfoRoute(library: library, pool: pool, links: links, faces: faces)
+        remoteInfo = RemoteInfoRoute(authorization: authorization, originals: originals, pool: pool, faces: faces)
         // Purges other replicas published: applied before this one serves (those published
         // while it was down), then followed while it runs.
         let removal = PurgeRoute.Removal(thumbnails: thumbnails, originals: originals, library: library)

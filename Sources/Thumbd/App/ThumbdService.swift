@@ -45,9 +45,17 @@ public final class ThumbdService: Sendable {
         } else {
             root = .folder(try ImageLibrary(root: config.library.root))
         }
+        var faces: FaceDetector?
+        if !config.faces.cascades.isEmpty {
+            do {
+                faces = try FaceDetector(cascades: config.faces.cascades)
+            } catch {
+                throw ConfigError(key: "faces.cascades", message: "\(error) (install Debian's opencv-data, or set it empty)")
+            }
+        }
         let gauges = ServerGauges()
-        app = ThumbdApp(config: config, memory: memory, library: root, gauges: gauges, clock: clock, wallClock: wallClock,
-                        logger: logger)
+        app = ThumbdApp(config: config, memory: memory, library: root, gauges: gauges, faces: faces, clock: clock,
+                        wallClock: wallClock, logger: logger)
         // Access lines are at level info: a higher logging.level leaves them out, as it did
         // when they went through swift-log.
         let logsAccess = config.logging.access && config.logging.minimumLevel <= .info

@@ -254,6 +254,8 @@ struct ConfigKey: Sendable {
         int("watermark.padding", ThumbnailOptions.paddingRange, \.watermark.padding),
         bool("watermark.optional", \.watermark.optional),
         bool("picsum.enabled", \.picsum.enabled),
+        string("faces.cascades", "a folder of OpenCV's Haar cascades, or empty for no face detection", \.faces.cascades,
+               valid: { _ in true }),
         string("admin.token", "a token of at least 16 characters, or empty for no admin endpoints", \.admin.token,
                valid: { $0.isEmpty || ($0.count >= 16 && $0.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F }) }),
     ]

@@ -172,6 +172,12 @@ public struct ThumbdConfig: Sendable, Equatable {
         public var enabled = true
     }
 
+    /// The face detector of `crop=face`, `redact=face` and the info's `faces`.
+    public struct Faces: Sendable, Equatable {
+        /// The folder of OpenCV's Haar cascades; empty: no faces are found.
+        public var cascades = FaceDetector.defaultCascades
+    }
+
     public struct Logging: Sendable, Equatable {
         /// trace, debug, info, notice, warning, error or critical.
         public var level = "info"
@@ -193,6 +199,7 @@ public struct ThumbdConfig: Sendable, Equatable {
     public var admin = Admin()
     public var watermark = Watermark()
     public var picsum = Picsum()
+    public var faces = Faces()
     /// Named parameter sets for `p=`: name -> query string such as `w=300&h=300&fit=cover`.
     public var presets: [String: String] = [:]
 

@@ -1,9 +1,11 @@
 import Cache
 import HTTP
 import ThumbdCore
+import ThumbdProtocol
 
-/// The JSON of `/v1/images/{path}` and `/v1/info?url=`: an image's facts, its original's
-/// ETag and the URL to fetch it by, as one representation with a strong ETag of its own.
+/// The JSON of `/v1/images/{path}` and `/v1/info?url=`: an image's facts, the faces found in
+/// it, its original's ETag and the URL to fetch it by, as one representation with a strong
+/// ETag of its own.
 enum ImageInfo {
     struct Body: Encodable {
         var id: String
@@ -18,13 +20,16 @@ enum ImageInfo {
         var color: String
         var etag: String
         var url: String
+        /// Largest first; absent when the server finds no faces (`faces.cascades` empty).
+        var faces: [PixelRect]?
     }
 
-    static func representation(id: String, facts: ImageFacts, originalETag: String, url: String, lastModified: Timestamp?)
-        -> Representation {
+    static func representation(id: String, facts: ImageFacts, faces: [PixelRect]?, originalETag: String, url: String,
+                               lastModified: Timestamp?) -> Representation {
         let json = JSONBody.encode(Body(id: id, width: facts.width, height: facts.height, orientation: facts.orientation,
                                         format: facts.format.rawValue, bytes: facts.bytes, alpha: facts.alpha, frames: facts.frames,
-                                        placeholder: facts.placeholderBase64, color: facts.color, etag: originalETag, url: url))
+                                        placeholder: facts.placeholderBase64, color: facts.color, etag: originalETag, url: url,
+                                        faces: faces))
         var headers = HTTPHeaders()
         headers.add(.cacheControl, "no-cache")
         // The same facts and link give the same tag: derived from what the body says.

@@ -1,28 +1,35 @@
 import HTTP
 import HTTPServer
 import ThumbdCore
+import ThumbdProtocol
 
 /// `GET /v1/images/{path}`: one library image's facts before any download (see `ImageInfo`).
 /// Path rules as `/img`. Answered from the worker pool: the facts of a version already seen
 /// come from the index's memo, others are read there (a small preview is decoded for the
-/// placeholder). Not signed, like the listing it extends; it takes no parameters.
+/// placeholder), and so are its faces (once per version, kept in the cache tiers; left out when
+/// they cannot be found, as for an image over the pixel limit). Not signed,
+/// like the listing it extends; it takes no parameters.
 struct ImageInfoRoute: Sendable {
     static let pathPrefix = "/v1/images/"
 
     let library: any LibraryBackend
     let pool: WorkerPool
     let links: ImageLinks
+    /// nil: the answer has no `faces`.
+    let faces: SourceFaces?
 
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {
         do {
             // No parameters: one URL per image, and a typo is a 400, as on the listing.
             try QueryParameters(parsing: request.query).refuse(allBut: [])
             let path = try LibraryPath(encoded: request.path.dropFirst(Self.pathPrefix.count))
-            let accepted = pool.submit { [library, links] in
+            let accepted = pool.submit { [library, links, faces] in
                 do {
                     let image = try library.info(path)
-                    let info = ImageInfo.representation(id: path.value, facts: image.facts, originalETag: image.originalETag,
-                                                        url: links.url(path.value), lastModified: image.lastModified)
+                    let found = faces.flatMap { faces in try? Self.faces(of: path, in: library, with: faces) }
+                    let info = ImageInfo.representation(id: path.value, facts: image.facts, faces: found,
+                                                        originalETag: image.originalETag, url: links.url(path.value),
+                                                        lastModified: image.lastModified)
                     responder.respond(info.response(to: request))
                 } catch {
                     responder.respond(Problems.response(for: error))
@@ -32,5 +39,13 @@ struct ImageInfoRoute: Sendable {
         } catch {
             responder.respond(Problems.response(for: error))
         }
+    }
+
+    /// Worker thread: the faces of the version the thumbnails are made from (kept, or found
+    /// in the loaded source).
+    static func faces(of path: LibraryPath, in library: any LibraryBackend, with faces: SourceFaces) throws -> [PixelRect] {
+        let source = try library.source(path, watermark: nil).source
+        let loaded = try source.load().get()
+        return try faces.faces(of: source.name, version: loaded.version, bytes: loaded.bytes).get()
     }
 }

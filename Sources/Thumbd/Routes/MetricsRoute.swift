@@ -52,6 +52,7 @@ struct MetricsRoute: Sendable {
         metrics.total("thumbd_coalesced_requests_total", [], thumbnails.flights.joined.count)
         metrics.total("thumbd_transforms_cancelled_total", [], thumbnails.transformsCancelled.count)
         metrics.total("thumbd_held_answers_unconfirmed_total", [], thumbnails.staleAnswers.count)
+        if let faces = thumbnails.faces { metrics.total("thumbd_face_detections_total", [], faces.detections.count) }
         let memoryBudget = thumbnails.memory.usage
         metrics.gauge("thumbd_transform_memory_reserved_bytes", [], memoryBudget.reserved)
         metrics.gauge("thumbd_transforms_waiting_for_memory", [], memoryBudget.waiting)

@@ -11,6 +11,8 @@ struct RemoteInfoRoute: Sendable {
     let authorization: TargetAuthorization
     let originals: RemoteOriginals?
     let pool: WorkerPool
+    /// nil: the answer has no `faces`.
+    let faces: SourceFaces?
     /// Facts by URL, for the original's version they were read from.
     let known = SharedLRUCache<String, (version: String, facts: ImageFacts)>(capacity: 4096)
 
@@ -21,8 +23,8 @@ struct RemoteInfoRoute: Sendable {
             let query = try QueryParameters(parsing: request.query)
             try query.refuse(allBut: ["url", ThumbnailOptions.expiryParameter, ThumbnailOptions.signatureParameter])
             let url = try ProxyRoute.allowedURL(in: query, originals: originals)
-            let accepted = pool.submit { [known, signer = authorization.signer] in
-                responder.respond(Self.answer(request, url: url, originals: originals, known: known, signer: signer))
+            let accepted = pool.submit { [known, faces, signer = authorization.signer] in
+                responder.respond(Self.answer(request, url: url, originals: originals, known: known, faces: faces, signer: signer))
             }
             if !accepted { throw Overloaded() }
         } catch {
@@ -32,7 +34,8 @@ struct RemoteInfoRoute: Sendable {
 
     /// Worker thread: the original (fetched or cached), then its facts.
     static func answer(_ request: HTTPRequest, url: String, originals: RemoteOriginals,
-                       known: SharedLRUCache<String, (version: String, facts: ImageFacts)>, signer: URLSigner?) -> HTTPResponse {
+                       known: SharedLRUCache<String, (version: String, facts: ImageFacts)>, faces: SourceFaces?,
+                       signer: URLSigner?) -> HTTPResponse {
         do {
             let original = try originals.original(url).get().original
             guard let format = original.version.format else { throw RemoteOriginals.Failure.notAnImage }
@@ -43,10 +46,12 @@ struct RemoteInfoRoute: Sendable {
                 facts = try ImageFacts.read(original.bytes, format: format, bytes: Int64(original.bytes.count))
                 known.put(url, (original.version.tag.text, facts), cost: 1)
             }
+            // Left out when they cannot be found (an image over the pixel limit), as on `/v1/images`.
+            let found = faces.flatMap { try? $0.faces(of: .remote(url), version: original.version, bytes: original.bytes).get() }
             let target = "/proxy?url=" + PercentCoding.encode(url, keepingSlashes: false)
             let link = signer?.sign(target) ?? target
             let etag = EntityTag(ThumbnailIdentity.originalETag(sourceVersion: original.version.tag.text))
-            return ImageInfo.representation(id: url, facts: facts, originalETag: etag.description, url: link,
+            return ImageInfo.representation(id: url, facts: facts, faces: found, originalETag: etag.description, url: link,
                                             lastModified: ThumbnailPresenter.timestamp(original.version.lastModified)).response(to: request)
         } catch {
             return Problems.response(for: error)

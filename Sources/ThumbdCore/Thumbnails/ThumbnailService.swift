@@ -5,6 +5,7 @@ import HTTP
 import Imaging
 import Logging
 import Synchronization
+import ThumbdProtocol
 
 /// Thumbnails of any source: looked up in the memory tier, then the disk tier; on a miss
 /// asked of the shared tier (when there is one) or made on the worker pool, once for every
@@ -39,6 +40,9 @@ package final class ThumbnailService: Sendable {
     package typealias Waiter = SingleFlight<ThumbnailAnswer>.Waiter
 
     package let store: VariantStore
+    /// The faces `crop=face` and `redact=face` need; nil: none are found (`crop=face` is
+    /// `attention`, `redact=face` refused).
+    package let faces: SourceFaces?
     package let pool: WorkerPool
     /// The transforms' working memory, bounded (`limits.transform_memory_bytes`).
     package let memory: MemoryBudget
@@ -63,8 +67,9 @@ package final class ThumbnailService: Sendable {
     private let logger: Logger
 
     package init(store: VariantStore, pool: WorkerPool, memory: MemoryBudget, limits: Limits,
-         metrics: ThumbdMetrics, clock: any MonotonicClock, logger: Logger) {
+         metrics: ThumbdMetrics, clock: any MonotonicClock, logger: Logger, faces: SourceFaces? = nil) {
         self.store = store
+        self.faces = faces
         self.pool = pool
         self.memory = memory
         self.limits = limits
@@ -267,6 +272,10 @@ package final class ThumbnailService: Sendable {
                       _ item: SourceBatches.Item) -> Result<PlannedTransform, ThumbnailFailure> {
         let options = identity.options
         do throws(ImagingError) {
+            // Faces are found on the first page: another page's would go unhidden.
+            if options.redact != nil && options.page != 1 {
+                throw ImagingError.badParameter(name: "redact", detail: "redact works on the first page only, not page \(options.page)")
+            }
             let header = try ImageTransformer.checkedHeader(source.bytes, maxPixels: limits.maxSourcePixels,
                                                             animated: options.keepsFrames, maxFrames: limits.maxFrames,
                                                             page: options.page)
@@ -302,9 +311,14 @@ package final class ThumbnailService: Sendable {
         let started = clock.now()
         // Stopped while it runs once nobody wants it (clients gone, response timed out).
         let stop = StopCheck { [flights] in flights.isUnwanted(flight) }
+        let faces: [PixelRect]
+        switch facesNeeded(by: identity.options, of: name, from: source) {
+        case .success(let found): faces = found
+        case .failure(let error): return finish(flight, failed: .imaging(error), identity: identity, since: started)
+        }
         func run() throws(ImagingError) -> ImageTransformer.Output {
             defer { transformsRun.increment() }
-            return try ImageTransformer.transform(source.bytes, header: transform.header, options: identity.options,
+            return try ImageTransformer.transform(source.bytes, header: transform.header, options: identity.options, faces: faces,
                                                   watermark: transform.watermark, shared: shared, stop: stop)
         }
         let output: ImageTransformer.Output
@@ -340,6 +354,23 @@ package final class ThumbnailService: Sendable {
         // Queued before the answer, sent after it (the queue's own thread).
         store.share(identity.key, sourcePrefix: name.keyPrefix, variant)
         flights.finish(flight, with: .variant(VariantAnswer(variant: variant, tier: nil, steps: [source.step, .transform(seconds)])))
+    }
+
+    /// The faces a transform places (`crop=face`) or hides (`redact=face`): none for other
+    /// options. A redaction fails without them; a face crop becomes `attention`.
+    private func facesNeeded(by options: TransformOptions, of name: SourceName,
+                             from source: LoadedSource) -> Result<[PixelRect], ImagingError> {
+        let crops = options.crop == .face && options.fit == .cover && options.focus == nil && options.page == 1
+        guard options.redact == .face || crops else { return .success([]) }
+        guard let faces else {
+            return options.redact == nil ? .success([]) : .failure(.faceDetectionFailed("face detection is not configured"))
+        }
+        let found = faces.faces(of: name, version: source.version, bytes: source.bytes)
+        if case .failure(let error) = found, options.redact == nil {
+            logger.warning("faces of \(name.text) cannot be found (crop=face is attention): \(error)")
+            return .success([])
+        }
+        return found
     }
 
     /// A transform that gave no variant, counted and answered.

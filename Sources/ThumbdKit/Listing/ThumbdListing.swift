@@ -1,4 +1,5 @@
 import Foundation
+import WireCoding
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -33,6 +34,12 @@ public struct ThumbdListing: Sendable {
         let (items, response) = try await ListingRequest.items(ListedImage.self, at: url, transport: transport)
         return ListingPage(items: items, next: ListingRequest.link("next", of: response, at: url),
                            totalCount: response.header("X-Total-Count").flatMap { Int($0) })
+    }
+
+    /// One library image's facts and faces (`/v1/images/{path}`).
+    public func details(of path: String) async throws -> ImageDetails {
+        let url = ThumbdURLBuilder(baseURL: baseURL).url(forTarget: "/v1/images/" + PercentCoding.encode(path, keepingSlashes: true))
+        return try await ListingRequest.item(ImageDetails.self, at: url, transport: transport)
     }
 
     /// The pages, first to last.
