@@ -7,7 +7,7 @@
 FROM swift:6.2-bookworm AS build
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libvips-dev libcurl4-openssl-dev pkg-config \
+    && apt-get install -y --no-install-recommends libvips-dev libcurl4-openssl-dev libopencv-objdetect-dev opencv-data pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
@@ -15,21 +15,35 @@ COPY Sources Sources
 COPY Tests Tests
 # Stripped: 65 MB instead of 98.
 RUN swift build -c release --product thumbd --static-swift-stdlib \
-    && install -D --strip .build/release/thumbd /out/thumbd
+    && install -D --strip .build/release/thumbd /out/thumbd \
+    && mkdir -p /out/haarcascades \
+    && cp /usr/share/opencv4/haarcascades/haarcascade_frontalface_alt2.xml \
+        /usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml \
+        /usr/share/opencv4/haarcascades/haarcascade_frontalface_alt.xml \
+        /usr/share/opencv4/haarcascades/haarcascade_frontalface_alt_tree.xml /out/haarcascades/
 
 FROM debian:bookworm-slim
 # The runtime's packages; scripts/check-runtime-libs.sh checks that every shared library the
 # binary needs belongs to one of them or to their dependencies. Versions are not pinned so
 # that rebuilding the image picks up Debian's security updates.
-ARG RUNTIME_PACKAGES="libvips42 ca-certificates curl"
+ARG RUNTIME_PACKAGES="libvips42 libopencv-objdetect406 ca-certificates curl"
+# OpenCV's core library links libGLX (glvnd), whose package insists on a GL vendor: Mesa's,
+# 170 MB with LLVM, which is never loaded (thumbd creates no GL context). It is removed in the
+# same layer; apt would call the result broken, and nothing runs apt in the image after this.
+ARG UNUSED_GL="libglx-mesa0 libgl1-mesa-dri libglapi-mesa libllvm15 libz3-4 libedit2 libelf1 libsensors5 \
+libsensors-config libdrm-amdgpu1 libdrm-intel1 libdrm-nouveau2 libdrm-radeon1 libpciaccess0 libxshmfence1 \
+libxcb-dri2-0 libxcb-dri3-0 libxcb-present0 libxcb-sync1 libxcb-glx0 libxcb-randr0 libxxf86vm1"
 # hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install -y --no-install-recommends ${RUNTIME_PACKAGES} \
+    && dpkg --purge --force-depends ${UNUSED_GL} \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --user-group --home-dir /var/lib/thumbd --shell /usr/sbin/nologin thumbd \
     && mkdir -p /var/lib/thumbd/images /var/cache/thumbd /etc/thumbd \
     && chown -R thumbd:thumbd /var/lib/thumbd /var/cache/thumbd
 COPY --from=build /out/thumbd /usr/local/bin/thumbd
+# The four face cascades the detector reads (faces.cascades), not all of opencv-data.
+COPY --from=build /out/haarcascades /usr/share/opencv4/haarcascades
 COPY config/thumbd.yaml /etc/thumbd/thumbd.yaml
 # glibc's per-thread malloc arenas fragment under libvips; thumbd also caps them itself.
 ENV MALLOC_ARENA_MAX=2 \

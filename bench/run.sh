@@ -37,5 +37,7 @@ bench/s3.sh
 echo
 bench/shared_tier.sh
 echo
+bench/faces.sh
+echo
 # Disk tier start-up with 100,000 entries (index rebuilt in the background while serving).
 THUMBD_INDEX_ENTRIES=100000 swift test --filter DiskIndexScaleTests 2>&1 | grep -a "disk index"
