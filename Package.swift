@@ -58,7 +58,7 @@ let package = Package(
         .target(name: "CFaceShim",
                 cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])],
                 linkerSettings: [.linkedLibrary("opencv_objdetect"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core")]),
-        // The libvips wrapper and the transform pipeline, and the faces it crops to and blurs.
+        // The libvips wrapper and the transform pipeline, and the faces it crops to and pixelates.
         .target(name: "Imaging", dependencies: ["CVipsShim", "CFaceShim", "ThumbdProtocol", "WireCoding"]),
         // libcurl, for fetching from origins; its variadic setopt wrapped in C.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),

@@ -3,6 +3,7 @@
 #include "faceshim.h"
 
 #include <opencv2/core.hpp>
+#include <opencv2/core/ocl.hpp>
 #include <opencv2/core/utility.hpp>
 #include <opencv2/core/utils/logger.hpp>
 #include <opencv2/imgproc.hpp>
@@ -49,6 +50,7 @@ void setUp() {
     static std::once_flag once;
     std::call_once(once, [] {
         cv::setNumThreads(0);
+        cv::ocl::setUseOpenCL(false);
         cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
     });
 }
@@ -58,7 +60,8 @@ struct Cascades {
     std::array<cv::CascadeClassifier, kCascades> each;
 };
 
-// A classifier keeps scratch buffers while it detects: one set per worker thread.
+// A classifier keeps scratch buffers while it detects: one set per worker thread, loaded the
+// first time that thread detects (a few MB each).
 Cascades *cascades(const char *dir, std::string &error) {
     thread_local std::unique_ptr<Cascades> loaded;
     if (loaded && loaded->dir == dir) return loaded.get();
@@ -122,7 +125,7 @@ extern "C" int tf_detect_faces(const unsigned char *rgba, int width, int height,
         std::sort(faces.begin(), faces.end(), [](const cv::Rect &a, const cv::Rect &b) { return a.area() > b.area(); });
         int count = std::min(static_cast<int>(faces.size()), capacity);
         for (int i = 0; i < count; i++) out[i] = tf_face{faces[i].x, faces[i].y, faces[i].width, faces[i].height};
-        return count;
+        return static_cast<int>(faces.size());
     } catch (const std::exception &e) {
         if (err) *err = copied(e.what());
         return -1;

@@ -18,11 +18,13 @@ public struct FaceDetector: Sendable {
     }
     public static let previewSide = 640
     static let minFaceSide: Int32 = 20
-    static let maxFaces = 32
+    /// Room for this many faces on the first try; a photograph with more is asked again.
+    static let firstRoom = 64
 
     public let cascades: String
 
-    /// Loads the cascades once, so that a missing or broken file stops the start, not a request.
+    /// Loads the cascades (on this thread; each worker thread loads its own set the first time
+    /// it detects), so that a missing or broken file stops the start, not a request.
     public init(cascades: String = FaceDetector.defaultCascades) throws(ImagingError) {
         var err: UnsafeMutablePointer<CChar>?
         guard tf_check_cascades(cascades, &err) == 0 else { throw .faceDetectionFailed(Self.message(err)) }
@@ -36,13 +38,19 @@ public struct FaceDetector: Sendable {
         let header = try ImageTransformer.checkedHeader(data, maxPixels: maxPixels)
         let (width, height) = header.orientedSize
         let preview = try ImagePreview.make(data, maxSide: Self.previewSide)
-        var found = [tf_face](repeating: tf_face(), count: Self.maxFaces)
-        var err: UnsafeMutablePointer<CChar>?
-        let count = preview.rgba.withUnsafeBufferPointer { pixels in
-            tf_detect_faces(pixels.baseAddress, Int32(preview.width), Int32(preview.height), cascades, Self.minFaceSide,
-                            &found, Int32(Self.maxFaces), &err)
+        // Every face, however many: a redaction must hide them all.
+        var found = [tf_face](repeating: tf_face(), count: Self.firstRoom)
+        var count: Int32 = 0
+        while true {
+            var err: UnsafeMutablePointer<CChar>?
+            count = preview.rgba.withUnsafeBufferPointer { pixels in
+                tf_detect_faces(pixels.baseAddress, Int32(preview.width), Int32(preview.height), cascades, Self.minFaceSide,
+                                &found, Int32(found.count), &err)
+            }
+            guard count >= 0 else { throw .faceDetectionFailed(Self.message(err)) }
+            if Int(count) <= found.count { break }
+            found = [tf_face](repeating: tf_face(), count: Int(count))
         }
-        guard count >= 0 else { throw .faceDetectionFailed(Self.message(err)) }
         let sx = Double(width) / Double(preview.width), sy = Double(height) / Double(preview.height)
         return found.prefix(Int(count)).map { face in
             let x = Int((Double(face.x) * sx).rounded()), y = Int((Double(face.y) * sy).rounded())

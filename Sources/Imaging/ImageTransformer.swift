@@ -26,11 +26,15 @@ public enum ImageTransformer {
     /// used when it serves this one (`SharedDecode.serves`) and gives the plan's exact size.
     /// `stop`: asked while pixels are computed; when it says so, the work is killed and
     /// `ImagingError.cancelled` thrown (the encoder, which runs last, is not interrupted).
-    /// `faces`: the faces `FaceDetector` found in the source, for `crop=face` and `redact=face`.
+    /// `faces`: the faces `FaceDetector` found in the source, for `crop=face` and `redact=face`;
+    /// a redaction without them fails (`faceDetectionFailed`) rather than hide nothing.
     public static func transform(_ data: [UInt8], header: ImageHeader, options: TransformOptions,
-                                 faces: [PixelRect] = [], watermark: [UInt8]? = nil, shared: SharedDecode? = nil,
+                                 faces: [PixelRect]? = nil, watermark: [UInt8]? = nil, shared: SharedDecode? = nil,
                                  stop: StopCheck? = nil) throws(ImagingError) -> Output {
         let format = options.format ?? .universal(hasAlpha: header.hasAlpha)
+        if options.redact != nil && faces == nil {
+            throw .faceDetectionFailed("a redaction was asked without the source's faces")
+        }
         let animated = options.keepsFrames && header.pages > 1
         guard options.page <= header.pages else {
             throw .badParameter(name: "page", detail: "page \(options.page) is past the source's \(header.pages) page(s)")
@@ -43,7 +47,7 @@ public enum ImageTransformer {
                 image = resized
                 usedShared = shared
             } else {
-                image = try decode(data, header: header, options: options, faces: faces, animated: animated, stop: stop)
+                image = try decode(data, header: header, options: options, faces: faces ?? [], animated: animated, stop: stop)
             }
             image = try finish(image, options: options, format: format, watermark: watermark, stop: stop)
             // Decoding is lazy: a truncated source fails here, while pixels are pulled, so
@@ -99,6 +103,11 @@ public enum ImageTransformer {
             whole = try whole.materialized(stop: stop)
             if options.redact == .face {
                 // In the source's own pixels, before anything could show a face at another scale.
+                // The boxes were found in the oriented first page at its header's size: on any
+                // other size they would miss, so the redaction fails instead.
+                guard whole.width == sourceWidth, whole.height == sourceHeight else {
+                    throw ImagingError.faceDetectionFailed("the page decoded at \(whole.width)x\(whole.height), its faces were found at \(sourceWidth)x\(sourceHeight)")
+                }
                 for face in faces {
                     let box = FaceLayout.grown(face, width: whole.width, height: whole.height)
                     guard box.width > 0, box.height > 0 else { continue }

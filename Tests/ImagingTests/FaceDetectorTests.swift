@@ -68,3 +68,34 @@ import ThumbdProtocol
         }
     }
 }
+
+/// What the pipeline does with the faces it is given.
+@Suite struct FaceRedactionTests {
+    @Test func aRedactionWithoutTheFacesFailsRatherThanHideNothing() throws {
+        let photo = try FacePhotos.bytes("astronaut.png")
+        let options = TransformOptions(width: 100, format: .png, redact: .face)
+        #expect(throws: ImagingError.faceDetectionFailed("a redaction was asked without the source's faces")) {
+            try ImageTransformer.transform(photo, header: ImageHeader.read(photo), options: options)
+        }
+        #expect(try ImageTransformer.transform(photo, header: ImageHeader.read(photo), options: options, faces: []).width == 100)
+    }
+
+    /// A crowd: more faces than the detector's first try has room for, every one returned.
+    @Test func everyFaceOfACrowdIsReturned() throws {
+        let photo = try FacePhotos.bytes("astronaut.png")
+        let face = try ImageTransformer.transform(photo, header: ImageHeader.read(photo),
+                                                  options: TransformOptions(format: .png, region: PixelRect(x: 145, y: 40, width: 150, height: 150)))
+        let tile = try ImagePreview.make(face.bytes, maxSide: 150)
+        let across = 10, down = 8, side = 150
+        var pixels = [UInt8](repeating: 0, count: across * side * down * side * 3)
+        for row in 0..<(down * side) {
+            for column in 0..<(across * side) {
+                let from = ((row % side) * tile.width + column % side) * 4, to = (row * across * side + column) * 3
+                pixels.replaceSubrange(to..<(to + 3), with: tile.rgba[from..<(from + 3)])
+            }
+        }
+        let crowd = try ImageSynthesis.image(width: across * side, height: down * side, bands: 3, pixels: pixels).encode(.png)
+        let found = try FaceDetector().faces(in: crowd, maxPixels: 100_000_000)
+        #expect(found.count > 64, "\(found.count) faces")
+    }
+}

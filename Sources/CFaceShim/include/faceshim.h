@@ -19,8 +19,8 @@ extern const char *const tf_cascade_files[4];
    cascades from the folder cascade_dir (loaded once per thread): candidates of the first
    cascade, each kept only when at least two of the other three find a face in the same
    place, faces smaller than min_side pixels ignored. Writes at most capacity faces, largest
-   first, and returns how many it wrote; -1 with *err set (free it with tf_free) when a
-   cascade cannot be loaded or OpenCV fails. Single-threaded: OpenCV's own thread pool is
+   first, and returns how many there are (more than capacity: ask again with room for them);
+   -1 with *err set (free it with tf_free) when a cascade cannot be loaded or OpenCV fails. Single-threaded: OpenCV's own thread pool is
    off, the server's workers are the parallelism. */
 int tf_detect_faces(const unsigned char *rgba, int width, int height, const char *cascade_dir, int min_side,
                     tf_face *out, int capacity, char **err);

@@ -9,7 +9,9 @@ extension ImagingError: HTTPProblem {
         case .unsupportedFormat: ProblemDetails(.unsupportedMediaType, detail: description)
         case .tooManyPixels, .tooManyFrames, .outputTooLarge, .undecodable: ProblemDetails(.unprocessableContent, detail: description)
         // The client asked for nothing wrong: the server failed (and logged it).
-        case .encodingFailed, .faceDetectionFailed: ProblemDetails(.internalServerError, detail: description)
+        case .encodingFailed: ProblemDetails(.internalServerError, detail: description)
+        // The detail (a file, OpenCV's message) is the log's, not the client's.
+        case .faceDetectionFailed: ProblemDetails(.internalServerError, detail: "faces cannot be found: the face detector failed")
         case .badParameter(let name, let detail): ParameterError(parameter: name, detail: detail).problem
         // Only a request that joined the very moment its work was stopped sees this.
         case .cancelled: ProblemDetails(.serviceUnavailable, detail: description)

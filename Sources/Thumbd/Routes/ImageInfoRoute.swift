@@ -1,7 +1,6 @@
 import HTTP
 import HTTPServer
 import ThumbdCore
-import ThumbdProtocol
 
 /// `GET /v1/images/{path}`: one library image's facts before any download (see `ImageInfo`).
 /// Path rules as `/img`. Answered from the worker pool: the facts of a version already seen
@@ -26,7 +25,7 @@ struct ImageInfoRoute: Sendable {
             let accepted = pool.submit { [library, links, faces] in
                 do {
                     let image = try library.info(path)
-                    let found = faces.flatMap { faces in try? Self.faces(of: path, in: library, with: faces) }
+                    let found = try faces.flatMap { faces in try? faces.faces(of: library.source(path, watermark: nil).source).get() }
                     let info = ImageInfo.representation(id: path.value, facts: image.facts, faces: found,
                                                         originalETag: image.originalETag, url: links.url(path.value),
                                                         lastModified: image.lastModified)
@@ -39,13 +38,5 @@ struct ImageInfoRoute: Sendable {
         } catch {
             responder.respond(Problems.response(for: error))
         }
-    }
-
-    /// Worker thread: the faces of the version the thumbnails are made from (kept, or found
-    /// in the loaded source).
-    static func faces(of path: LibraryPath, in library: any LibraryBackend, with faces: SourceFaces) throws -> [PixelRect] {
-        let source = try library.source(path, watermark: nil).source
-        let loaded = try source.load().get()
-        return try faces.faces(of: source.name, version: loaded.version, bytes: loaded.bytes).get()
     }
 }

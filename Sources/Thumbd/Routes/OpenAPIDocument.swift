@@ -1015,8 +1015,10 @@ components:
       required: false
       description: |
         `face`: every face found is pixelated (about four cells across) in the source's own
-        pixels, before any other operation, so no output size shows it. An animated source
-        gives its first frame; with `page` other than 1: `400` naming `redact`.
+        pixels, before any other operation, so no output size shows more of a found face. The
+        detector finds frontal faces of about 1/32 of the longer side and more; others stay
+        as they are. An animated source gives its first frame; with `page` other than 1:
+        `400` naming `redact`; when the detector cannot run, `500`.
       schema:
         type: string
         enum: [face]
@@ -2243,9 +2245,9 @@ components:
           description: |
             The faces found (frontal ones, about 1/32 of the longer side or larger), largest
             first, in pixels after EXIF orientation; found once per version of the original.
-            Absent when the server finds no faces (`faces.cascades` empty).
+            Absent when the server finds no faces (`faces.cascades` empty) or could not look
+            for them in this image (over the pixel limit, undecodable).
           type: array
-          maxItems: 32
           items: {$ref: '#/components/schemas/FaceBox'}
     FaceBox:
       type: object

@@ -15,7 +15,7 @@ package final class SourceFaces: Sendable {
     /// Detections run: each one a version no tier held faces for.
     package let detections = Counter()
     private let store: VariantStore
-    /// Versions being detected, by key hash, each with the lock its detection holds.
+    /// Versions being detected, by key text, each with the lock its detection holds.
     private let running = Locked<[String: Locked<[PixelRect]?>]>([:])
 
     package init(detector: FaceDetector, store: VariantStore, maxPixels: Int) {
@@ -30,12 +30,12 @@ package final class SourceFaces: Sendable {
         let key = Self.key(name, version)
         if let kept = kept(key) { return .success(kept) }
         let slot = running.withLock { slots in
-            if let slot = slots[key.hash] { return slot }
+            if let slot = slots[key.text] { return slot }
             let slot = Locked<[PixelRect]?>(nil)
-            slots[key.hash] = slot
+            slots[key.text] = slot
             return slot
         }
-        defer { running.withLock { slots in if slots[key.hash] === slot { slots[key.hash] = nil } } }
+        defer { running.withLock { slots in if slots[key.text] === slot { slots[key.text] = nil } } }
         return slot.withLock { found -> Result<[PixelRect], ImagingError> in
             if let found { return .success(found) }
             // Stored by a detection that finished just before this slot was made.
@@ -53,6 +53,23 @@ package final class SourceFaces: Sendable {
             } catch {
                 return .failure(error)
             }
+        }
+    }
+
+    /// The faces of a source's current version: those kept when its version is known without
+    /// the bytes (a library file's, a HEAD to the store), so a repeated info request reads no
+    /// original; else from the loaded bytes. Blocking: a worker thread calls it.
+    package func faces(of source: some ThumbnailSource) -> Result<[PixelRect], any Error> {
+        let known: SourceVersion?
+        switch source.knownVersion.map(Result.success) ?? source.checkedVersion() {
+        case .success(let version): known = version
+        case .failure(let failure): return .failure(failure)
+        case nil: known = nil
+        }
+        if let known, let kept = kept(Self.key(source.name, known)) { return .success(kept) }
+        switch source.load() {
+        case .success(let loaded): return faces(of: source.name, version: loaded.version, bytes: loaded.bytes).mapError { $0 }
+        case .failure(let failure): return .failure(failure)
         }
     }
 

@@ -41,7 +41,7 @@ package final class ThumbnailService: Sendable {
 
     package let store: VariantStore
     /// The faces `crop=face` and `redact=face` need; nil: none are found (`crop=face` is
-    /// `attention`, `redact=face` refused).
+    /// `attention`, `redact=face` fails with `faceDetectionFailed`).
     package let faces: SourceFaces?
     package let pool: WorkerPool
     /// The transforms' working memory, bounded (`limits.transform_memory_bytes`).
@@ -376,8 +376,10 @@ package final class ThumbnailService: Sendable {
     /// A transform that gave no variant, counted and answered.
     private func finish(_ flight: String, failed failure: ThumbnailFailure, identity: ThumbnailIdentity, since started: Double) {
         metrics.recordTransform(format: identity.options.format?.rawValue ?? "auto", ok: false, seconds: clock.now() - started)
-        if case .imaging(.encodingFailed) = failure {
-            logger.error("encoding failed for \(identity.key.text): \(failure)")
+        switch failure {
+        case .imaging(.encodingFailed): logger.error("encoding failed for \(identity.key.text): \(failure)")
+        case .imaging(.faceDetectionFailed): logger.error("faces not found for \(identity.key.text): \(failure)")
+        default: break
         }
         flights.finish(flight, with: .failed(failure))
     }
