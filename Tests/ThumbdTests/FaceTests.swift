@@ -102,6 +102,25 @@ import ThumbdProtocol
         }
     }
 
+    @Test func aRemoteOriginalsFacesServeItsInfoAndItsProxiedCrops() throws {
+        let origin = try TestOrigin()
+        let f = try LibraryFixture { config in
+            config.origins.allow = ["127.0.0.1"]
+            config.origins.allowPrivate = true
+        }
+        let url = "http://127.0.0.1:\(origin.port)/face.png".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let client = try RawHTTPClient(port: f.port)
+        let info = try #require(try JSONSerialization.jsonObject(with: Data(client.request("GET", "/v1/info?url=\(url)").body)) as? [String: Any])
+        let faces = try #require(info["faces"] as? [[String: Int]], "\(info)")
+        let labelled = try #require(FacePhotos.labelled.first { $0.name == "astronaut.png" }?.faces.first)
+        #expect(faces.count == 1)
+        #expect(faces.contains { FacePhotos.overlap(PixelRect(x: $0["x"]!, y: $0["y"]!, width: $0["width"]!, height: $0["height"]!), labelled) >= 0.5 })
+        for query in ["w=100&h=100&fit=cover&crop=face", "w=200&redact=face"] {
+            #expect(try client.request("GET", "/proxy?url=\(url)&\(query)").status == 200, "\(query)")
+        }
+        #expect(try Self.metric("thumbd_face_detections_total", port: f.port) == 1, "the info's detection serves the proxy")
+    }
+
     @Test func redactionHidesTheFaceAtEverySizeAndLeavesTheRest() throws {
         let f = try LibraryFixture(files: ["astronaut.png": try FacePhotos.bytes("astronaut.png")])
         let client = try RawHTTPClient(port: f.port)

@@ -34,6 +34,9 @@ final class TestOrigin: HTTPHandler, @unchecked Sendable {
             let rep = Representation(contentType: "image/jpeg", body: .bytes(photo), etag: EntityTag("v1"),
                                      lastModified: Timestamp(seconds: 1_700_000_000))
             responder.respond(rep.response(to: request))
+        case "/face.png":
+            let face = (try? FacePhotos.bytes("astronaut.png")) ?? []
+            responder.respond(Representation(contentType: "image/png", body: .bytes(face), etag: EntityTag("f1")).response(to: request))
         case "/undated.jpg":
             responder.respond(HTTPResponse(headers: HTTPHeaders([("Content-Type", "image/jpeg")]), body: .bytes(photo)))
         case "/slow.jpg":
