@@ -111,8 +111,10 @@ extern "C" int tf_detect_faces(const unsigned char *rgba, int width, int height,
         }
         cv::Mat image(height, width, CV_8UC4, const_cast<unsigned char *>(rgba));
         cv::Mat gray;
+        // No histogram equalization (OpenCV's sample has one): the cascades normalize each
+        // window's contrast themselves, and equalizing the whole image let a bright region
+        // elsewhere hide a face and made a false one (the labelled set, FaceTests' lure).
         cv::cvtColor(image, gray, cv::COLOR_RGBA2GRAY);
-        cv::equalizeHist(gray, gray);
         std::vector<cv::Rect> candidates, faces;
         set->each[0].detectMultiScale(gray, candidates, kScaleStep, kNeighbours[0], cv::CASCADE_SCALE_IMAGE, cv::Size(min_side, min_side));
         for (const cv::Rect &candidate : candidates) {

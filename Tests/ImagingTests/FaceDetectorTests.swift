@@ -30,8 +30,8 @@ import ThumbdProtocol
         }
         #expect(labelled == 4 && FacePhotos.labelled.count == 25)
         let precision = Double(correct) / Double(max(1, found)), recall = Double(correct) / Double(labelled)
-        // Measured: 3 of 4 found (the profile missed), 1 false face (in Blinds.jpg).
-        #expect(precision >= 0.75 && recall >= 0.75, "precision \(precision), recall \(recall)")
+        // Measured: 3 of 4 found (the profile missed), no false face.
+        #expect(precision >= 0.99 && recall >= 0.75, "precision \(precision), recall \(recall)")
     }
 
     @Test func theBoxesAreInTheOrientedImagesPixels() throws {

@@ -25,11 +25,20 @@ import ThumbdProtocol
         return (pixels, box.width, box.height)
     }
 
-    /// A green image with that face at `origin`: a face near an edge, which a centred crop loses.
-    static func scene(width: Int, height: Int, faceAt origin: (x: Int, y: Int)) throws -> [UInt8] {
+    /// A green image with that face at `origin`, near an edge, which a centred crop loses, and at
+    /// `lure` a magenta and white checkerboard of 300 px: edges and saturation that libvips'
+    /// `attention` prefers to the face.
+    static func scene(width: Int, height: Int, faceAt origin: (x: Int, y: Int), lure: (x: Int, y: Int)) throws -> [UInt8] {
         let patch = try facePatch()
         var pixels = [UInt8](repeating: 0, count: width * height * 3)
         for i in 0..<(width * height) { pixels[i * 3 + 1] = 255 }
+        for y in 0..<300 {
+            for x in 0..<300 {
+                let to = ((lure.y + y) * width + lure.x + x) * 3
+                let lit: UInt8 = (x / 20 + y / 20) % 2 == 0 ? 255 : 0
+                pixels.replaceSubrange(to..<(to + 3), with: [255, lit, 255])
+            }
+        }
         for y in 0..<patch.height {
             for x in 0..<patch.width {
                 let to = ((origin.y + y) * width + origin.x + x) * 3, from = (y * patch.width + x) * 3
@@ -41,11 +50,19 @@ import ThumbdProtocol
 
     /// Pixels of a PNG answer that are not the scene's green.
     static func notGreen(_ png: [UInt8]) throws -> Int {
+        try count(png) { r, g, b in r > 40 || g < 215 || b > 40 }
+    }
+
+    /// Pixels of a PNG answer that are the lure's magenta.
+    static func magenta(_ png: [UInt8]) throws -> Int {
+        try count(png) { r, g, b in r > 100 && b > 100 && g < 90 }
+    }
+
+    static func count(_ png: [UInt8], where matches: (Int, Int, Int) -> Bool) throws -> Int {
         let image = try ImagePreview.make(png, maxSide: 4096)
         var count = 0
-        for i in stride(from: 0, to: image.rgba.count, by: 4) {
-            let (r, g, b) = (Int(image.rgba[i]), Int(image.rgba[i + 1]), Int(image.rgba[i + 2]))
-            if r > 40 || g < 215 || b > 40 { count += 1 }
+        for i in stride(from: 0, to: image.rgba.count, by: 4) where matches(Int(image.rgba[i]), Int(image.rgba[i + 1]), Int(image.rgba[i + 2])) {
+            count += 1
         }
         return count
     }
@@ -57,8 +74,8 @@ import ThumbdProtocol
     }
 
     @Test func aFaceCropKeepsTheWholeFaceAtEveryAspectRatio() throws {
-        let f = try LibraryFixture(files: ["wide.png": try Self.scene(width: 1600, height: 500, faceAt: (1440, 300)),
-                                           "tall.png": try Self.scene(width: 500, height: 1600, faceAt: (20, 1440))])
+        let f = try LibraryFixture(files: ["wide.png": try Self.scene(width: 1600, height: 500, faceAt: (1440, 300), lure: (0, 100)),
+                                           "tall.png": try Self.scene(width: 500, height: 1600, faceAt: (20, 1440), lure: (100, 0))])
         let client = try RawHTTPClient(port: f.port)
         for (name, side) in [("wide.png", 1600), ("tall.png", 1600)] {
             // Whether a centred crop of that box loses the face (the test's own check).
@@ -69,10 +86,15 @@ import ThumbdProtocol
                 #expect(face.status == 200)
                 let kept = try Self.notGreen(face.body)
                 #expect(Double(kept) >= whole * 0.85, "\(name) \(w)x\(h): \(kept) of about \(Int(whole)) face pixels")
-                // What the test tells apart: a centred crop loses the face.
+                // What the test tells apart: a centred crop loses the face, and `attention` (what
+                // crop=face is without faces) goes to the lure.
                 if centreLoses {
                     let centre = try client.request("GET", "/img/\(name)?w=\(w)&h=\(h)&fit=cover&fm=png")
                     #expect(Double(try Self.notGreen(centre.body)) < whole * 0.5, "\(name) \(w)x\(h) centred")
+                    let attention = try client.request("GET", "/img/\(name)?w=\(w)&h=\(h)&fit=cover&crop=attention&fm=png")
+                    let lure = 300.0 * 300.0 / 2 * scale * scale
+                    #expect(Double(try Self.magenta(attention.body)) > lure * 0.3, "\(name) \(w)x\(h): attention")
+                    #expect(Double(try Self.magenta(face.body)) < lure * 0.05, "\(name) \(w)x\(h): the face crop is not attention's")
                 }
             }
         }
