@@ -37,6 +37,20 @@ bench_photos() {
     echo "$dir"
 }
 
+# bench_small_photos: the same photographs resized to 1,000-1,600 px on their longer side
+# (JPEG q90, as phones and cameras upload them), made once under $BENCH_DIR
+bench_small_photos() {
+    local dir="$BENCH_DIR/small-photos" n=0 p side
+    mkdir -p "$dir"
+    while IFS= read -r p; do
+        n=$((n + 1))
+        side=$((1000 + (n * 53) % 601))
+        [ -s "$dir/small-$n.jpg" ] || vipsthumbnail "$p" -s "${side}x${side}" -o "$dir/small-$n.jpg[Q=90,strip]"
+    done < <(find /usr/share/backgrounds/mate -iname '*.jpg' | sort)
+    [ "$n" -gt 0 ] || { echo "no photos: install mate-backgrounds" >&2; return 1; }
+    echo "$dir"
+}
+
 # miss_urls PORT PASSES NAME...: curl -K lines for distinct thumbnails of the photos NAME... on
 # 127.0.0.1:PORT: 4 sizes (fit=cover, JPEG q=80), nudged by one pixel per pass so no URL repeats.
 miss_urls() {

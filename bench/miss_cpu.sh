@@ -6,6 +6,8 @@
 # (bench/vips_limit.c). The server's CPU per thumbnail comes from /proc over the run, so the
 # load generator does not count against it.
 #   REFERENCES="fd5154e" bench/miss_cpu.sh
+# PHOTOS=small runs over the photographs resized to 1,000-1,600 px (bench_small_photos),
+# where a fixed cost per miss outside libvips shows (issue 35).
 # Target (issue 25): thumbd's CPU per thumbnail within 1/0.95 of the C loop's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +15,7 @@ source bench/lib.sh
 
 PASSES="${PASSES:-2}"
 PORT="${PORT:-18320}"
-LIB=$(bench_photos)
+if [ "${PHOTOS:-}" = small ]; then LIB=$(bench_small_photos); else LIB=$(bench_photos); fi
 TICK=$(getconf CLK_TCK)
 mapfile -t names < <(cd "$LIB" && ls *.jpg | sort)
 cc -O2 -o "$BENCH_DIR/vips_limit" bench/vips_limit.c $(pkg-config --cflags --libs vips) -lpthread
@@ -54,7 +56,7 @@ for _ in $(seq 1 "$ROUNDS"); do
     cpu[limit]+="$(echo "$cpu_seconds * 1000 / $n" | bc -l) "
 done
 
-echo "thumbnail misses: ${#names[@]} photos x 4 sizes x $PASSES passes = $count distinct, fit=cover, JPEG q80, 4 clients; $ROUNDS alternating rounds, medians"
+echo "thumbnail misses: ${#names[@]} ${PHOTOS:+$PHOTOS }photos x 4 sizes x $PASSES passes = $count distinct, fit=cover, JPEG q80, 4 clients; $ROUNDS alternating rounds, medians"
 printf '%-28s %14s %16s %12s %10s\n' "" "thumbnails/s" "CPU ms/thumb" "limit/CPU" "peak MB"
 limit_cpu=$(median ${cpu[limit]})
 for entry in "${builds[@]}"; do

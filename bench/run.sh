@@ -17,6 +17,8 @@ REFERENCES="${HIT_REFERENCES-8a4bc30}" bench/hit_cpu.sh
 echo
 bench/miss_cpu.sh
 echo
+PHOTOS=small bench/miss_cpu.sh
+echo
 bench/operations.sh
 echo
 bench/avif_effort.sh

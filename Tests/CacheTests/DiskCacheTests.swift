@@ -121,7 +121,7 @@ func variant(_ n: Int, size: Int = 1000) -> CachedVariant {
         #expect(cache.get(keys[1]) == nil)
         #expect(!FileManager.default.fileExists(atPath: cache.path(for: keys[1].hash).path))
         // The bound also holds for what a restart finds on disk.
-        let files = try FileManager.default.subpathsOfDirectory(atPath: dir).filter { $0.split(separator: "/").count == 3 }
+        let files = try FileManager.default.subpathsOfDirectory(atPath: dir).filter { $0.split(separator: "/").count == 2 && !$0.hasPrefix("tmp") }
         #expect(files.count == stats.entries)
     }
 
@@ -258,6 +258,8 @@ final class MessageLog: @unchecked Sendable {
         let fm = FileManager.default
         let hash = String(repeating: "ab", count: 16), other = String(repeating: "cd", count: 16)
         try fm.createDirectory(atPath: root + "/ab/ab", withIntermediateDirectories: true)
+        let placed = String(repeating: "a0", count: 16)
+        try Data(count: 55).write(to: URL(fileURLWithPath: root + "/ab/" + placed))
         try fm.createDirectory(atPath: root + "/cd/cd/" + String(repeating: "e", count: 32), withIntermediateDirectories: true)
         try fm.createDirectory(atPath: root + "/tmp", withIntermediateDirectories: true)
         try Data(count: 123).write(to: URL(fileURLWithPath: root + "/ab/ab/" + hash))
@@ -266,9 +268,32 @@ final class MessageLog: @unchecked Sendable {
         try Data(count: 9).write(to: URL(fileURLWithPath: root + "/ab/ab/short"))
         try fm.createSymbolicLink(atPath: root + "/ab/ab/" + String(repeating: "f", count: 32), withDestinationPath: root + "/ab/ab/" + hash)
         let found = DiskCache.entryFiles(in: root).sorted { $0.hash < $1.hash }
-        #expect(found.map(\.hash) == [hash, other])
-        #expect(found.map(\.size) == [123, 7])
+        // In their shard, and in the two-level layout of earlier builds.
+        #expect(found.map(\.hash) == [placed, hash, other])
+        #expect(found.map(\.size) == [55, 123, 7])
+        #expect(found.map(\.path) == [root + "/ab/" + placed, root + "/ab/ab/" + hash, root + "/cd/cd/" + other])
         #expect(found.allSatisfy { abs($0.modified - Date().timeIntervalSince1970) < 60 })
         #expect(DiskCache.entryFiles(in: root + "/missing").isEmpty)
+    }
+
+    /// Entries an earlier build wrote as `ab/cd/<hash>` are moved to `ab/<hash>` when the
+    /// index is rebuilt, and served from there; the emptied folders go.
+    @Test func theTwoLevelLayoutsEntriesAreMovedIntoTheirShard() throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let key = CacheKey("img|old.jpg|v1|w=10")
+        let writer = DiskCache(directory: dir, capacityBytes: 1 << 20)
+        writer.put(key, variant(3))
+        let placed = writer.path(for: key.hash).path
+        #expect(placed == dir + "/" + key.hash.prefix(2) + "/" + key.hash)
+        let legacyFolder = dir + "/" + key.hash.prefix(2) + "/" + key.hash.dropFirst(2).prefix(2)
+        try FileManager.default.createDirectory(atPath: legacyFolder, withIntermediateDirectories: true)
+        #expect(rename(placed, legacyFolder + "/" + key.hash) == 0)
+        let restarted = DiskCache(directory: dir, capacityBytes: 1 << 20)
+        restarted.rebuildIndex()
+        #expect(restarted.get(key) == variant(3))
+        #expect(FileManager.default.fileExists(atPath: placed))
+        #expect(!FileManager.default.fileExists(atPath: legacyFolder))
+        #expect(restarted.statistics.entries == 1)
     }
 }

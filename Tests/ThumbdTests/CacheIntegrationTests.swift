@@ -18,7 +18,7 @@ import TestSupport
     /// Entry files in a disk cache folder (not the tmp folder).
     func entryFiles(_ dir: String) -> [String] {
         ((try? FileManager.default.subpathsOfDirectory(atPath: dir)) ?? [])
-            .filter { $0.split(separator: "/").count == 3 && !$0.hasPrefix("tmp") }
+            .filter { $0.split(separator: "/").count == 2 && !$0.hasPrefix("tmp") }
             .map { dir + "/" + $0 }
     }
 
