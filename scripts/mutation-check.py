@@ -141,8 +141,9 @@ MUTATIONS = [
      "        guard let variant = shared?.variant(key, sourcePrefix: sourcePrefix) else { return nil }",
      "SharedTierTests/aThumbnailMadeOnOneReplica"),
     ("disk-purge-before-index-misses-files", "Sources/Cache/DiskCache.swift",
-     "        let hashes = isIndexed ? tables.withLock { $0.index.keys } : Self.entryFiles(in: directoryPath).map(\\.hash)",
-     "        let hashes = tables.withLock { $0.index.keys }",
+     "        let entries = isIndexed ? tables.withLock { $0.index.keys }.map { ($0, filePath(for: $0)) }\n"
+     "            : Self.entryFiles(in: directoryPath).map { ($0.hash, $0.path) }",
+     "        let entries = tables.withLock { $0.index.keys }.map { ($0, filePath(for: $0)) }",
      "DiskCacheTests|SharedTierTests/aReplicaThatWasDown"),
     ("shared-purge-not-followed", "Sources/ThumbdCore/Shared/SharedPurges.swift",
      "            if applied.withLock({ $0.contains(record) }) { continue }",
