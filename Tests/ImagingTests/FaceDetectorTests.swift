@@ -61,7 +61,7 @@ import ThumbdProtocol
 /// The image carries every cascade the detector reads.
 @Suite struct FaceCascadeFilesTests {
     @Test func theDockerfileCopiesEveryCascade() throws {
-        let dockerfile = try String(contentsOf: FacePhotos.packageRoot.appendingPathComponent("Dockerfile"), encoding: .utf8)
+        let dockerfile = try String(contentsOf: PackageRoot.url.appendingPathComponent("Dockerfile"), encoding: .utf8)
         #expect(FaceDetector.cascadeFiles.count == 4)
         for file in FaceDetector.cascadeFiles {
             #expect(dockerfile.contains("/usr/share/opencv4/haarcascades/\(file)"), "\(file)")

@@ -12,12 +12,10 @@ package enum FacePhotos {
         package let profiles: [PixelRect]
     }
 
-    package static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    package static let folder = packageRoot.appendingPathComponent(".build/face-photos")
+    package static let folder = PackageRoot.url.appendingPathComponent(".build/face-photos")
 
     package static let labelled: [Photo] = {
-        let text = (try? String(contentsOf: packageRoot.appendingPathComponent("Tests/Faces/labels.tsv"), encoding: .utf8)) ?? ""
+        let text = (try? String(contentsOf: PackageRoot.url.appendingPathComponent("Tests/Faces/labels.tsv"), encoding: .utf8)) ?? ""
         return text.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { line in
             let fields = line.split(separator: "\t")
             var faces: [PixelRect] = [], profiles: [PixelRect] = []

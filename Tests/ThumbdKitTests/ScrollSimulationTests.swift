@@ -44,8 +44,7 @@ import ThumbdKit
     /// debug build (found from this file's path).
     static func toolBinary() throws -> URL {
         let besideTests = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("thumbd-scroll")
-        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let debugBuild = packageRoot.appendingPathComponent(".build/debug/thumbd-scroll")
+        let debugBuild = PackageRoot.url.appendingPathComponent(".build/debug/thumbd-scroll")
         let candidates = [besideTests, debugBuild]
         guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
             throw ToolMissing(looked: candidates.map(\.path))

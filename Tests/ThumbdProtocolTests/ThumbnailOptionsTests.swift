@@ -85,7 +85,7 @@ import TestSupport
 /// rows) describe each of its rows, and the OpenAPI document names no transform parameter it
 /// lacks.
 @Suite struct ParameterTableTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = PackageRoot.url
 
     @Test func theDocumentsDescribeEveryRowAndNoOther() throws {
         let openapi = try String(contentsOf: Self.root.appendingPathComponent("docs/openapi.yaml"), encoding: .utf8)

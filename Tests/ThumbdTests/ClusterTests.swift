@@ -9,7 +9,7 @@ import WireCoding
 /// scripts/cluster.sh on loopback: each thumbnail is made once, a replica that dies or
 /// restarts costs no client request, and a fourth replica takes about a quarter of the URIs.
 @Suite(.serialized) struct ClusterTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = PackageRoot.url
 
     /// A cluster in a temporary folder, on free loopback ports, with the debug thumbd.
     final class Cluster: @unchecked Sendable {

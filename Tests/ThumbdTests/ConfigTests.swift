@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Thumbd
 @testable import ThumbdCore
 
@@ -120,8 +121,7 @@ import Testing
     }
 
     @Test func theShippedFileListsEveryKeyAndSetsTheDefaults() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let path = root.appendingPathComponent("config/thumbd.yaml").path
+        let path = PackageRoot.url.appendingPathComponent("config/thumbd.yaml").path
         let text = try String(contentsOfFile: path, encoding: .utf8)
         for key in ConfigKey.all {
             // `library.s3.endpoint` is `endpoint:` under `s3:` under `library:`.

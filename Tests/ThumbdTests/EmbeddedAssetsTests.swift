@@ -9,7 +9,7 @@ import TestSupport
 @testable import ThumbdCore
 
 @Suite struct OpenAPIDocumentTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = PackageRoot.url
 
     @Test func theServerServesTheDocumentInTheRepository() throws {
         let file = try String(contentsOf: Self.root.appendingPathComponent("docs/openapi.yaml"), encoding: .utf8)

@@ -67,10 +67,9 @@ import ThumbdProtocol
         return count
     }
 
+    /// A counter's value; -1 when the server does not report it.
     static func metric(_ name: String, port: Int) throws -> Int {
-        let text = String(decoding: try RawHTTPClient(port: port).request("GET", "/metrics").body, as: UTF8.self)
-        let line = text.split(separator: "\n").first { $0.hasPrefix(name + " ") }
-        return line.flatMap { Int($0.split(separator: " ")[1]) } ?? -1
+        try PrometheusText(RawHTTPClient(port: port).request("GET", "/metrics").text).value(name).map { Int($0) } ?? -1
     }
 
     @Test func aFaceCropKeepsTheWholeFaceAtEveryAspectRatio() throws {

@@ -7,7 +7,7 @@ import TestSupport
 /// The gallery in a real browser: headless Chromium (Debian's package, installed here when
 /// missing and running as root) loads `/` from the running server.
 @Suite struct GalleryBrowserTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = PackageRoot.url
 
     static func chromium() throws -> String {
         for path in ["/usr/bin/chromium", "/usr/bin/chromium-browser"] where FileManager.default.isExecutableFile(atPath: path) {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Thumbd
 import ThumbdProtocol
 
@@ -14,7 +15,7 @@ import ThumbdProtocol
 ///   above the key in config/thumbd.yaml, the one place a key is described;
 /// - URL parameters: the rows of `ThumbnailOptions.parameters`, each with its summary.
 @Suite struct ReferenceDocsTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = PackageRoot.url
     static let writing = ProcessInfo.processInfo.environment["THUMBD_WRITE_DOCS"] == "1"
 
     @Test func configurationKeys() throws {

@@ -11,8 +11,7 @@ import WireCoding
 /// A real Ceph RGW, started by `scripts/s3-server.sh` in a folder of its own and stopped at the
 /// end; buckets are filled with the real curl, signed with SigV4 as any S3 client signs.
 final class S3TestServer: Sendable {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let repository = PackageRoot.url
 
     let directory: URL
     let endpoint: String

@@ -25,7 +25,7 @@ struct ImageInfoRoute: Sendable {
             let accepted = pool.submit { [library, links, faces] in
                 do {
                     let image = try library.info(path)
-                    let found = try faces.flatMap { faces in try? faces.faces(of: library.source(path, watermark: nil).source).get() }
+                    let found = faces.flatMap { faces in try? faces.faces(of: library.source(path, watermark: nil).source).get() }
                     let info = ImageInfo.representation(id: path.value, facts: image.facts, faces: found,
                                                         originalETag: image.originalETag, url: links.url(path.value),
                                                         lastModified: image.lastModified)

@@ -1,4 +1,5 @@
 import Cache
+import Foundation
 import Imaging
 import Locking
 import ThumbdProtocol
@@ -85,20 +86,13 @@ package final class SourceFaces: Sendable {
 
     static let contentType = "application/vnd.thumbd.faces"
 
-    /// `x,y,w,h` per face, `;` between them.
+    /// The boxes as a JSON list, in `PixelRect`'s own coding.
     static func encoded(_ faces: [PixelRect]) -> [UInt8] {
-        Array(faces.map(\.description).joined(separator: ";").utf8)
+        (try? JSONEncoder().encode(faces)).map(Array.init) ?? []
     }
 
+    /// nil for bytes that are not such a list (another format): the faces are found again.
     static func decoded(_ bytes: [UInt8]) -> [PixelRect]? {
-        let text = String(decoding: bytes, as: UTF8.self)
-        if text.isEmpty { return [] }
-        var faces: [PixelRect] = []
-        for part in text.split(separator: ";") {
-            let numbers = part.split(separator: ",").compactMap { Int($0) }
-            guard numbers.count == 4 else { return nil }
-            faces.append(PixelRect(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3]))
-        }
-        return faces
+        try? JSONDecoder().decode([PixelRect].self, from: Data(bytes))
     }
 }

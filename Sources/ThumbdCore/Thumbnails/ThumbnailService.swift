@@ -360,8 +360,8 @@ package final class ThumbnailService: Sendable {
     /// options. A redaction fails without them; a face crop becomes `attention`.
     private func facesNeeded(by options: TransformOptions, of name: SourceName,
                              from source: LoadedSource) -> Result<[PixelRect], ImagingError> {
-        let crops = options.crop == .face && options.fit == .cover && options.focus == nil && options.page == 1
-        guard options.redact == .face || crops else { return .success([]) }
+        // Normalized options keep `crop=face` only with `fit=cover` and no `fp`.
+        guard options.redact == .face || (options.crop == .face && options.page == 1) else { return .success([]) }
         guard let faces else {
             return options.redact == nil ? .success([]) : .failure(.faceDetectionFailed("face detection is not configured"))
         }
