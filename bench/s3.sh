@@ -5,14 +5,19 @@
 #     4 concurrent clients, from a fresh cache: thumbd on the folder, then on a bucket holding
 #     the same files (each original fetched once into the originals tier, then shared by its sizes).
 #  2. Original downloads: the same photos downloaded DOWNLOADS times each, 4 at a time, through
-#     thumbd (`/img/{path}`, passed through to the store into memory, then sent) and straight from
-#     radosgw (signed GETs), by the same client (curl).
+#     thumbd (`/img/{path}`, streamed from the store as it sends) and straight from radosgw
+#     (signed GETs), by the same client (curl), ROUNDS times alternately; medians.
+#  3. A LARGE_MB object (200 MB) downloaded 4 at a time through a fresh thumbd and straight from
+#     radosgw: the throughput, and thumbd's resident memory before and at its peak (VmHWM), which
+#     must not grow with the object (each download holds a bounded buffer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
 
 PASSES="${PASSES:-2}"
 DOWNLOADS="${DOWNLOADS:-4}"
+ROUNDS="${ROUNDS:-3}"
+LARGE_MB="${LARGE_MB:-200}"
 THUMBD_PORT="${THUMBD_PORT:-18086}"
 LIB=$(bench_photos)
 mapfile -t names < <(cd "$LIB" && ls *.jpg *.JPG 2>/dev/null | sort)
@@ -32,11 +37,11 @@ uploads=()
 for n in "${names[@]}"; do uploads+=(-T "$LIB/$n" "$S3_ENDPOINT/$bucket/$n"); done
 curl -sS -f --no-progress-meter -Z --parallel-max 8 "${signed[@]}" -o /dev/null "${uploads[@]}" > /dev/null
 
-# serve LIBRARY: a release thumbd on a fresh cache, its pid in THUMBD_PID
+# serve LIBRARY [NAME=VALUE...]: a release thumbd on a fresh cache, with those variables too, its pid in THUMBD_PID
 serve() {
     rm -rf "$BENCH_DIR/cache-s3"
-    THUMBD_LIBRARY_S3_ENDPOINT="$S3_ENDPOINT" THUMBD_S3_ACCESS_KEY="$S3_ACCESS_KEY" THUMBD_S3_SECRET_KEY="$S3_SECRET_KEY" \
-        THUMBD_LOGGING_ACCESS=false .build/release/thumbd serve --host 127.0.0.1 --port "$THUMBD_PORT" --library "$1" \
+    env THUMBD_LIBRARY_S3_ENDPOINT="$S3_ENDPOINT" THUMBD_S3_ACCESS_KEY="$S3_ACCESS_KEY" THUMBD_S3_SECRET_KEY="$S3_SECRET_KEY" \
+        THUMBD_LOGGING_ACCESS=false "${@:2}" .build/release/thumbd serve --host 127.0.0.1 --port "$THUMBD_PORT" --library "$1" \
         --cache-dir "$BENCH_DIR/cache-s3" 2>> "$BENCH_DIR/thumbd-s3.log" &
     THUMBD_PID=$!
     wait_for_port "$THUMBD_PORT"
@@ -84,18 +89,73 @@ for _ in $(seq 1 "$DOWNLOADS"); do
     done
 done
 downloads=$(grep -c '^url' "$through")
-through_seconds=$(fetch "$through")
+# The store's CPU (radosgw and the memstore OSD) and thumbd's, per phase, from /proc.
+store_ticks() { echo $(( $(cpu_ticks "$(cat "$S3_DIR/rgw.pid")") + $(cpu_ticks "$(cat "$S3_DIR/osd.pid")") )); }
+through_runs=() straight_runs=()
+through_store=0 through_thumbd=0 straight_store=0
+for _ in $(seq 1 "$ROUNDS"); do
+    s0=$(store_ticks) t0=$(cpu_ticks "$THUMBD_PID")
+    through_runs+=("$(fetch "$through")")
+    s1=$(store_ticks) t1=$(cpu_ticks "$THUMBD_PID")
+    straight_runs+=("$(fetch "$straight" "${signed[@]}")")
+    s2=$(store_ticks)
+    through_store=$((through_store + s1 - s0)) through_thumbd=$((through_thumbd + t1 - t0)) straight_store=$((straight_store + s2 - s1))
+done
+hz=$(getconf CLK_TCK)
+# ms of CPU per MB sent, over every round
+per_mb() { echo "$1 * 1000 / $hz / ($bytes * $ROUNDS / 1048576)" | bc -l; }
 stop
-straight_seconds=$(fetch "$straight" "${signed[@]}")
+through_seconds=$(median "${through_runs[@]}")
+straight_seconds=$(median "${straight_runs[@]}")
+
+# The large object: JPEG's magic then random bytes (passed through, never decoded).
+large="$BENCH_DIR/large.jpg"
+{ printf '\xff\xd8\xff\xe0'; head -c $((LARGE_MB * 1048576 - 4)) /dev/urandom; } > "$large"
+curl -sS -f "${signed[@]}" -T "$large" "$S3_ENDPOINT/$bucket/large.jpg" -o /dev/null
+large_bytes=$(stat -c %s "$large")
+rm -f "$large"
+serve "s3://$bucket/" THUMBD_LIMITS_MAX_SOURCE_BYTES=$(( (LARGE_MB + 16) * 1048576 ))
+large_through="$BENCH_DIR/s3-large-through.txt" large_straight="$BENCH_DIR/s3-large-straight.txt"
+: > "$large_through"
+: > "$large_straight"
+for _ in 1 2 3 4; do
+    printf 'url = "http://127.0.0.1:%s/img/large.jpg"\noutput = "/dev/null"\n' "$THUMBD_PORT" >> "$large_through"
+    printf 'url = "%s/%s/large.jpg"\noutput = "/dev/null"\n' "$S3_ENDPOINT" "$bucket" >> "$large_straight"
+done
+# Resident memory sampled every 20 ms while the downloads run (VmHWM would also count what
+# the start did).
+rss_before=$(awk '/^VmRSS/ { print $2 }' "/proc/$THUMBD_PID/status")
+rm -f "$BENCH_DIR/s3-large-done" "$BENCH_DIR/s3-large-peak"
+( peak=0; while kill -0 "$THUMBD_PID" 2>/dev/null && [ ! -e "$BENCH_DIR/s3-large-done" ]; do
+    now=$(awk '/^VmRSS/ { print $2 }' "/proc/$THUMBD_PID/status" 2>/dev/null || echo 0)
+    [ "${now:-0}" -gt "$peak" ] && peak=$now && echo "$peak" > "$BENCH_DIR/s3-large-peak"
+    sleep 0.02
+  done ) &
+sampler=$!
+large_through_seconds=$(fetch "$large_through")
+touch "$BENCH_DIR/s3-large-done"
+wait "$sampler"
+rss_peak=$(cat "$BENCH_DIR/s3-large-peak")
+stop
+large_straight_seconds=$(fetch "$large_straight" "${signed[@]}")
 
 echo "S3 library (Ceph RGW on loopback) against the folder library: ${#names[@]} photos"
 echo "thumbnail misses: $thumbnails distinct thumbnails (4 sizes x $PASSES passes), 4 concurrent clients, fresh caches"
 printf '%-44s %10.1f thumbnails/s\n' "thumbd on the folder" "$(echo "$thumbnails / $folder_seconds" | bc -l)"
 printf '%-44s %10.1f thumbnails/s  (%s originals fetched)\n' "thumbd on the bucket" "$(echo "$thumbnails / $s3_seconds" | bc -l)" "$gets"
 printf '%-44s %10.2fx\n' "bucket / folder" "$(echo "$folder_seconds / $s3_seconds" | bc -l)"
-echo "original downloads: $downloads downloads ($((bytes / downloads / 1024)) KB on average), 4 at a time"
-printf '%-44s %10.1f downloads/s %8.1f MB/s\n' "through thumbd (passed through the store)" \
+echo "original downloads: $downloads downloads ($((bytes / downloads / 1024)) KB on average), 4 at a time, median of $ROUNDS alternating rounds"
+printf '%-44s %10.1f downloads/s %8.1f MB/s\n' "through thumbd (streamed from the store)" \
     "$(echo "$downloads / $through_seconds" | bc -l)" "$(echo "$bytes / $through_seconds / 1048576" | bc -l)"
 printf '%-44s %10.1f downloads/s %8.1f MB/s\n' "straight from radosgw" \
     "$(echo "$downloads / $straight_seconds" | bc -l)" "$(echo "$bytes / $straight_seconds / 1048576" | bc -l)"
-printf '%-44s %10.2fx\n' "through / straight" "$(echo "$straight_seconds / $through_seconds" | bc -l)"
+printf '%-44s %10.2fx  (target >= 0.9x)\n' "through / straight" "$(echo "$straight_seconds / $through_seconds" | bc -l)"
+printf '%-44s %10.2f ms store + %.2f ms thumbd through it, %.2f ms store straight\n' "CPU per MB sent" \
+    "$(per_mb "$through_store")" "$(per_mb "$through_thumbd")" "$(per_mb "$straight_store")"
+echo "a $LARGE_MB MB original, 4 downloads at a time"
+printf '%-44s %10.1f MB/s\n' "through thumbd" "$(echo "4 * $large_bytes / $large_through_seconds / 1048576" | bc -l)"
+printf '%-44s %10.1f MB/s\n' "straight from radosgw" "$(echo "4 * $large_bytes / $large_straight_seconds / 1048576" | bc -l)"
+printf '%-44s %10.2fx\n' "through / straight" "$(echo "$large_straight_seconds / $large_through_seconds" | bc -l)"
+printf '%-44s %10.1f MB before, %.1f MB at most while sending (+%.1f MB for %d MB sent)\n' "thumbd resident memory" \
+    "$(echo "$rss_before / 1024" | bc -l)" "$(echo "$rss_peak / 1024" | bc -l)" "$(echo "($rss_peak - $rss_before) / 1024" | bc -l)" \
+    "$((4 * large_bytes / 1048576))"

@@ -9,22 +9,42 @@
 /* One easy handle per thread, kept between requests: curl_easy_reset keeps its connections,
  * so a worker asks the store over one warm (TLS) connection. The key's destructor cleans the
  * handle up when the thread exits. */
-static pthread_key_t handle_key;
+static pthread_key_t handle_key, stream_key;
 static pthread_once_t handle_once = PTHREAD_ONCE_INIT;
 
 static void release_handle(void *handle) { curl_easy_cleanup(handle); }
-static void make_key(void) { pthread_key_create(&handle_key, release_handle); }
+static void make_keys(void) {
+    pthread_key_create(&handle_key, release_handle);
+    pthread_key_create(&stream_key, release_handle);
+}
 
-static CURL *thread_handle(void) {
-    pthread_once(&handle_once, make_key);
-    CURL *curl = pthread_getspecific(handle_key);
+/* Streamed bodies have a handle of their own: their writer may ask the store something else
+ * (on the other handle) while the body is still coming. */
+static CURL *thread_handle(int streaming) {
+    pthread_once(&handle_once, make_keys);
+    pthread_key_t key = streaming ? stream_key : handle_key;
+    CURL *curl = pthread_getspecific(key);
     if (curl) {
         curl_easy_reset(curl);
         return curl;
     }
     curl = curl_easy_init();
-    if (curl) pthread_setspecific(handle_key, curl);
+    if (curl) pthread_setspecific(key, curl);
     return curl;
+}
+
+typedef struct {
+    const tf_s3_request *request;
+    tf_s3_response *response;
+    int ended_by_writer;
+} stream_sink;
+
+static size_t on_stream_body(char *data, size_t size, size_t count, void *user) {
+    stream_sink *sink = user;
+    size_t n = size * count;
+    if (sink->request->writer((const unsigned char *)data, n, sink->response, sink->request->writer_context)) return n;
+    sink->ended_by_writer = 1;
+    return 0;
 }
 
 static size_t on_s3_header(char *data, size_t size, size_t count, void *user) {
@@ -37,6 +57,11 @@ static size_t on_s3_header(char *data, size_t size, size_t count, void *user) {
         { "content-range:", offsetof(tf_s3_response, content_range), sizeof(((tf_s3_response *)0)->content_range) },
     };
     tf_keep_field(data, n, r, fields, sizeof fields / sizeof fields[0]);
+    if (n > 9 && strncmp(data, "HTTP/", 5) == 0) {
+        /* The status line: known before the body, for a writer. */
+        const char *space = memchr(data, ' ', n);
+        if (space) r->status = strtol(space + 1, NULL, 10);
+    }
     static const char length_name[] = "content-length:";
     size_t len = sizeof length_name - 1;
     if (n > len && strncasecmp(data, length_name, len) == 0) {
@@ -53,7 +78,8 @@ void tf_s3_fetch(const tf_s3_request *request, tf_s3_response *response) {
     memset(response, 0, sizeof *response);
     response->content_length = -1;
     tf_sink sink = { &response->body, &response->body_length, 0, request->max_bytes, 0 };
-    CURL *curl = thread_handle();
+    stream_sink streamed = { request, response, 0 };
+    CURL *curl = thread_handle(request->writer != NULL);
     if (!curl) {
         response->error = TF_OTHER;
         strcpy(response->message, "cannot start libcurl");
@@ -69,7 +95,14 @@ void tf_s3_fetch(const tf_s3_request *request, tf_s3_response *response) {
     curl_easy_setopt(curl, CURLOPT_PROXY, "");          /* never an environment proxy */
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, request->connect_timeout_ms);
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, request->total_timeout_ms);
+    if (request->writer) {
+        /* A streamed body lasts as long as its client takes: only a stalled store ends it. */
+        curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+        curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, request->total_timeout_ms / 1000 + 1);
+        curl_easy_setopt(curl, CURLOPT_BUFFERSIZE, 256L * 1024);
+    } else {
+        curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, request->total_timeout_ms);
+    }
     curl_easy_setopt(curl, CURLOPT_AWS_SIGV4, request->sigv4);
     curl_easy_setopt(curl, CURLOPT_USERNAME, request->access_key);
     curl_easy_setopt(curl, CURLOPT_PASSWORD, request->secret_key);
@@ -88,12 +121,17 @@ void tf_s3_fetch(const tf_s3_request *request, tf_s3_response *response) {
         curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)request->max_bytes);
     } else if (request->head) {
         curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
-    } else {
+    } else if (!request->writer) {
         /* A HEAD announces the object's length: the limit is for bodies actually read. */
         curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)request->max_bytes);
     }
-    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, tf_on_body);
-    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
+    if (request->writer) {
+        curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_stream_body);
+        curl_easy_setopt(curl, CURLOPT_WRITEDATA, &streamed);
+    } else {
+        curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, tf_on_body);
+        curl_easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
+    }
     curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_s3_header);
     curl_easy_setopt(curl, CURLOPT_HEADERDATA, response);
     char errors[CURL_ERROR_SIZE] = { 0 };
@@ -101,7 +139,7 @@ void tf_s3_fetch(const tf_s3_request *request, tf_s3_response *response) {
 
     CURLcode rc = curl_easy_perform(curl);
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response->status);
-    response->error = tf_error_of(rc, sink.too_large);
+    response->error = streamed.ended_by_writer ? TF_ENDED : tf_error_of(rc, sink.too_large);
     if (rc != CURLE_OK) {
         snprintf(response->message, sizeof response->message, "%s", errors[0] ? errors : curl_easy_strerror(rc));
     }

@@ -34,6 +34,8 @@ package final class Connection {
     // its capacity) each time and never shifts.
     private var output: [ResponseBody.Segment] = []
     private var outputIndex = 0
+    /// The next output is a stream's and none of its bytes has arrived: not writable until its waker runs.
+    private var awaitingStream = false
 
     private var responder: HTTPResponder?
     private var exchange: (method: HTTPMethod, version: HTTPVersion, target: String, started: Double, client: String)?
@@ -68,7 +70,7 @@ package final class Connection {
         if machine.wantsInput && (bufferedInput < Self.maxBufferedInput || machine.phase == .lingering) {
             events.formUnion([.readable, .peerClosedWriting])
         }
-        if hasOutput { events.insert(.writable) }
+        if hasOutput && !awaitingStream { events.insert(.writable) }
         return events
     }
 
@@ -364,6 +366,9 @@ package final class Connection {
                     // The file shrank under us: the promised length cannot be kept.
                     return perform(machine.peerGone())
                 }
+            case .stream(let reader, let count):
+                guard takeStreamed(reader, count: count) else { return }
+                continue
             }
             if written < 0 {
                 if errno == EAGAIN || errno == EINTR {
@@ -380,6 +385,43 @@ package final class Connection {
         outputIndex = 0
         // Whatever was received meanwhile (a pipelined request) is looked at now.
         perform(machine.outputFlushed(bufferedInput: bufferedInput > 0 || contentToDiscard > 0, at: loop.now))
+        updateInterest()
+    }
+
+    /// Puts the bytes `reader` has ready before its segment (which keeps what is still to come).
+    /// False when there are none yet (the loop is woken when they come) or the stream broke its
+    /// promised length (the connection closes: the client sees a short body, as HTTP says).
+    private func takeStreamed(_ reader: BodyStream.Reader, count: Int64) -> Bool {
+        let connection = LoopBound(self)
+        let loop = self.loop
+        switch reader.next(waker: { loop.execute { connection.value.streamArrived() } }) {
+        case .bytes(let chunks):
+            let arrived = chunks.reduce(Int64(0)) { $0 + Int64($1.count) }
+            guard arrived <= count else {
+                perform(machine.peerGone())
+                return false
+            }
+            var replacement = chunks.map { ResponseBody.Segment.bytes($0[...]) }
+            if arrived < count { replacement.append(.stream(reader, count: count - arrived)) }
+            // What was written goes too: a long stream would otherwise hold every chunk it sent.
+            output.replaceSubrange(0...outputIndex, with: replacement)
+            outputIndex = 0
+            return true
+        case .waiting:
+            awaitingStream = true
+            updateInterest()
+            return false
+        case .finished, .failed:
+            perform(machine.peerGone())
+            return false
+        }
+    }
+
+    /// A stream this connection waits for has bytes (or ended).
+    private func streamArrived() {
+        guard awaitingStream, !closed else { return }
+        awaitingStream = false
+        flush()
         updateInterest()
     }
 
@@ -451,7 +493,15 @@ package final class Connection {
         }
         exchange = nil
         output.removeAll()
+        awaitingStream = false
         loop.forget(self)
         owned.close()
     }
+}
+
+/// A connection handed to its own loop's `execute` from another thread (a stream's producer).
+private struct LoopBound: @unchecked Sendable {
+    let value: Connection
+
+    init(_ value: Connection) { self.value = value }
 }

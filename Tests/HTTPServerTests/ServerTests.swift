@@ -15,9 +15,20 @@ final class ResponderBox: Sendable {
     var first: HTTPResponder? { responders.withLock { $0.first } }
 }
 
+/// What the producers of streamed bodies saw: "finished", "failed" or "stopped" (a push refused).
+final class StreamOutcomes: Sendable {
+    let outcomes = Mutex<[String]>([])
+    func add(_ outcome: String) { outcomes.withLock { $0.append(outcome) } }
+    var all: [String] { outcomes.withLock { $0 } }
+}
+
 /// A small handler with a few behaviours the tests need.
 struct TestHandler: HTTPHandler {
     let parked = ResponderBox()
+    let streams = StreamOutcomes()
+    /// The bytes `/streamed` sends: 4 MiB, far more than its stream's 64 KiB capacity.
+    static let streamedLength = 4 << 20
+    static func streamedByte(_ i: Int) -> UInt8 { UInt8(i % 253) }
     static let picture = Representation(contentType: "image/png", body: .bytes((0..<5000).map { UInt8($0 % 199) }),
                                         etag: EntityTag("p1"), lastModified: Timestamp(seconds: 1_700_000_000),
                                         headers: HTTPHeaders([("Cache-Control", "public, max-age=60"), ("X-Cache", "memory")]))
@@ -50,6 +61,27 @@ struct TestHandler: HTTPHandler {
             responder.respond(response)
         case "/park":
             parked.add(responder)  // never answered: the client will leave
+        case "/streamed":
+            // A producer thread pushes 16 KiB at a time; with `?fail` it stops halfway.
+            let stream = BodyStream(capacity: 64 << 10, patience: 60)
+            responder.respond(HTTPResponse(headers: HTTPHeaders([("Content-Type", "application/octet-stream")]),
+                                           body: .stream(stream, count: Int64(Self.streamedLength))))
+            let failing = request.query == "fail"
+            let streams = self.streams
+            DispatchQueue.global().async {
+                var sent = 0
+                while sent < Self.streamedLength {
+                    if failing && sent >= Self.streamedLength / 2 {
+                        stream.fail()
+                        return streams.add("failed")
+                    }
+                    let chunk = (sent..<(sent + (16 << 10))).map(Self.streamedByte)
+                    guard stream.push(chunk) else { return streams.add("stopped") }
+                    sent += chunk.count
+                }
+                stream.finish()
+                streams.add("finished")
+            }
         case "/big":
             responder.respond(HTTPResponse(headers: HTTPHeaders([("Content-Type", "application/octet-stream")]),
                                            body: .bytes((0..<1_000_000).map { UInt8($0 % 251) })))

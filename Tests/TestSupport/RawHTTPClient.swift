@@ -92,6 +92,25 @@ public final class RawHTTPClient {
 
     /// Reads one response. `method` matters only for HEAD (no body follows).
     public func readResponse(method: String = "GET") throws -> Response {
+        var response = try readHead()
+        if method == "HEAD" || response.status == 304 || response.status == 204 { return response }
+        if let lengthText = response.header("Content-Length"), let length = Int(lengthText) {
+            response.body = try readBody(count: length)
+        } else {
+            response.body = try readToEnd()
+        }
+        return response
+    }
+
+    /// The next `count` bytes of a body.
+    public func readBody(count: Int) throws -> [UInt8] {
+        _ = try fill(until: { $0.count >= count ? count : nil })
+        defer { buffer.removeFirst(count) }
+        return Array(buffer[0..<count])
+    }
+
+    /// Reads a response's status and fields only: its body is left to read.
+    public func readHead() throws -> Response {
         let headEnd = try fill(until: { buf in Self.find([13, 10, 13, 10], in: buf) })
         let head = String(decoding: buffer[0..<headEnd], as: UTF8.self)
         buffer.removeFirst(headEnd + 4)
@@ -102,16 +121,7 @@ public final class RawHTTPClient {
             let colon = line.firstIndex(of: ":")!
             return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
-        var response = Response(status: status, headers: headers, body: [])
-        if method == "HEAD" || status == 304 || status == 204 { return response }
-        if let lengthText = response.header("Content-Length"), let length = Int(lengthText) {
-            _ = try fill(until: { $0.count >= length ? length : nil })
-            response.body = Array(buffer[0..<length])
-            buffer.removeFirst(length)
-        } else {
-            response.body = try readToEnd()
-        }
-        return response
+        return Response(status: status, headers: headers, body: [])
     }
 
     /// Everything until the server closes.

@@ -15,7 +15,8 @@ typedef enum {
     TF_TOO_LARGE = 3,   /* the body passed max_bytes (cut off while streaming) */
     TF_CONNECT = 4,     /* DNS failure, refused connection, TLS failure, ... */
     TF_PROTOCOL = 5,    /* not http or https */
-    TF_OTHER = 6
+    TF_OTHER = 6,
+    TF_ENDED = 7        /* a writer ended the transfer */
 } tf_error;
 
 typedef struct {
@@ -50,6 +51,8 @@ void tf_response_free(tf_response *response);
  * HEAD of an object or a listing, PUT of an object (the body as given) or DELETE of one. The URL comes encoded as S3 signs it (the path as it is,
  * the query sorted and encoded): libcurl signs what it is given. Each thread keeps its
  * handle, so connections to the store are reused. Redirects are not followed. */
+struct tf_s3_response;
+
 typedef struct {
     const char *url;
     int head;                       /* 1: HEAD (no body) */
@@ -63,9 +66,16 @@ typedef struct {
     long connect_timeout_ms;
     long total_timeout_ms;
     size_t max_bytes;               /* bodies past this are cut off while streaming (TF_TOO_LARGE) */
+    /* With a writer, the body is handed to it as it arrives, not kept in the response (whose
+     * status and fields are read by then); max_bytes does not apply, and instead of a total
+     * timeout the transfer ends when the store sends less than a byte a second for
+     * total_timeout_ms. It returns 0 to end the transfer. The thread uses a handle of its own
+     * for these, so the writer may make other requests on the same thread. */
+    int (*writer)(const unsigned char *data, size_t length, const struct tf_s3_response *head, void *context);
+    void *writer_context;
 } tf_s3_request;
 
-typedef struct {
+typedef struct tf_s3_response {
     tf_error error;
     long status;
     unsigned char *body;            /* malloc'd; tf_s3_response_free */

@@ -15,6 +15,8 @@ public final class ThumbdApp: HTTPHandler {
     public let memoryPlan: MemoryPlan
     let thumbnails: ThumbnailService
     let originals: RemoteOriginals?
+    /// The threads a bucket's originals are streamed on (nil for a folder library).
+    let transfers: WorkerPool?
     let drain = DrainState()
     /// Purges shared with the other replicas; nil without a shared tier.
     let sharedPurges: SharedPurges?
@@ -98,7 +100,14 @@ public final class ThumbdApp: HTTPHandler {
                       pool: pool, clock: clock, logger: logger)
         }
         let endpoint = ThumbnailEndpoint(service: thumbnails, presenter: presenter, watermarks: library.watermarks)
-        let answers = LibraryAnswers(library: library, thumbnails: endpoint, pool: pool, fields: imageFields)
+        if case .bucket = root {
+            transfers = WorkerPool(workers: S3Passthrough.Defaults.transfers, queueLimit: S3Passthrough.Defaults.queuedTransfers,
+                                   name: "transfer")
+        } else {
+            transfers = nil
+        }
+        let answers = LibraryAnswers(library: library, thumbnails: endpoint, pool: pool, transfers: transfers, fields: imageFields,
+                                     patience: config.server.idleTimeout + 5)
         image = ImageRoute(targets: TargetMemo(), authorization: authorization, parser: parser, answers: answers)
         proxy = ProxyRoute(authorization: authorization, parser: parser, originals: originals, thumbnails: endpoint, clock: clock)
         listing = ListingRoute(index: library.index, pool: pool, links: links)

@@ -87,6 +87,7 @@ public final class ThumbdService: Sendable {
         app.sharedPurges?.leave()
         server.stop()
         app.pool.stop()
+        app.transfers?.stop()
     }
 
     public func wait() { server.wait() }

@@ -1,4 +1,5 @@
 import HTTP
+import HTTPServer
 import Imaging
 import ThumbdCore
 import WireCoding
@@ -7,36 +8,116 @@ import WireCoding
 /// the store (`S3Forwarding`), so a client resumes an original straight from it, and the
 /// store's answer becomes thumbd's own: `Content-Type` from the bytes, the store's (strong)
 /// ETag and Last-Modified, `Cache-Control` and the other image fields, a problem for errors.
-/// The answer is fetched into memory on a worker thread, within `limits.max_source_bytes`
-/// (the HTTP core sends bytes or files, not streams; see docs/deployment.md, S3 library). A whole
-/// object fetched this way is kept as the original thumbnails are made from. While the store
-/// is down the original kept, if any, is answered.
+///
+/// A 200 or 206 is streamed: its head goes to the client once the store's answer and its first
+/// bytes are there, and the body follows as the store sends it, through a `BodyStream` of
+/// bounded size, so memory does not grow with the object and any length is passed on. It runs
+/// on a transfer thread of its own pool, which a slow client holds, never a worker. A whole
+/// object of at most `Defaults.keptBytes` (and `limits.max_source_bytes`) that came whole is kept
+/// as the original thumbnails are made from. Several ranges in one request are answered here
+/// from the whole object, read into memory within `limits.max_source_bytes`, since stores send
+/// only the first. While the store is down the original kept, if any, is answered.
 struct S3Passthrough: Sendable {
+    enum Defaults {
+        /// Transfers at a time: each holds a thread and at most two `BodyStream` capacities.
+        static let transfers = 32
+        /// Transfers waiting for a thread before more are refused (503).
+        static let queuedTransfers = 256
+        /// Objects streamed whole up to this length are kept as originals.
+        static let keptBytes = 32 << 20
+    }
+
     let objects: S3Objects
     let fields: ImageFields
+    /// How long a transfer waits for its client to take some bytes before it gives up.
+    let patience: Double
 
-    /// Worker thread: the answer to `request` for the object `key`.
-    func response(to request: HTTPRequest, key: String) -> HTTPResponse {
+    /// Transfer thread: answers `request` for the object `key`.
+    func answer(_ request: HTTPRequest, key: String, responder: HTTPResponder) {
+        if let field = request.headers[.range], let ranges = RangeRequest(parsing: field), ranges.specs.count > 1 {
+            return responder.respond(response(to: request, key: key))
+        }
         let forwarding = S3Forwarding(request)
-        var asked = objects.object(key, fields: forwarding.fields)
-        if forwarding.rangeIsConditional, case .success(let response) = asked, response.status == 412 {
-            // If-Range did not hold: the whole object, and the range decided here.
-            asked = objects.object(key, fields: forwarding.withoutRange)
+        var asked = stream(key, fields: forwarding.fields, request: request, responder: responder)
+        if forwarding.rangeIsConditional, case .success(let response?) = asked, response.status == 412 {
+            // If-Range did not hold: the whole object.
+            asked = stream(key, fields: forwarding.withoutRange, request: request, responder: responder)
         }
-        let response: S3Response
         switch asked {
-        case .success(let answer): response = answer
-        case .failure(let error):
-            if error.isUnavailable, let kept = objects.kept(key), let format = kept.original.version.format {
-                objects.staleServed.increment()
-                return representation(kept.original.bytes, format: format, version: kept.original.version).response(to: request)
-            }
-            return Problems.response(for: error)
+        case .success(nil): return  // streamed, or answered
+        case .success(let response?): responder.respond(answer(response, key: key, request: request))
+        case .failure(let error): responder.respond(unavailable(error, key: key, request: request))
         }
+    }
+
+    /// Streams a 200 or 206 of `key` to `responder`. Returns any other answer of the store, for
+    /// the caller, or nil once the answer went (streamed, or a problem with the streamed one).
+    private func stream(_ key: String, fields: [(HTTPFieldName, String)], request: HTTPRequest,
+                        responder: HTTPResponder) -> Result<S3Response?, S3Error> {
+        var other: S3Response?
+        var kept: SourceVersion?
+        let keeping = min(objects.maxBytes, Defaults.keptBytes)
+        let streamed = objects.stream(key, fields: fields, prefixLength: ImageFormat.sniffLength, keeping: keeping, answered: { response in
+            guard response.status == 200 || response.status == 206 else {
+                other = response
+                return nil
+            }
+            do {
+                let (head, length) = response.status == 200 ? try wholeHead(response, key: key) : try partialHead(response, key: key)
+                let keeps = response.status == 200 && head.isNew
+                if keeps { kept = head.version }
+                let body = BodyStream(patience: patience)
+                var answer = HTTPResponse(status: response.status == 200 ? .ok : .partialContent, headers: head.fields,
+                                          body: .stream(body, count: length))
+                if length == 0 { answer.body = .empty }
+                responder.respond(answer)
+                return S3Client.StreamTarget(stream: body, keepsWhole: keeps)
+            } catch {
+                responder.respond(Problems.response(for: error))
+                return nil
+            }
+        }, whole: { bytes in
+            if let version = kept { objects.hold(key, bytes: bytes, version: version) }
+        })
+        switch streamed {
+        case .success: return .success(other)
+        case .failure(let error): return .failure(error)
+        }
+    }
+
+    /// The head of a 200: the format from the first bytes, the store's validators.
+    private func wholeHead(_ response: S3Response, key: String) throws(S3Error) -> (fields: StreamedHead, length: Int64) {
+        guard let format = ImageFormat.sniff(response.body) else { throw .notAnImage }
+        guard let version = response.version(format: format) else { throw .unavailable("the store sent no ETag") }
+        guard let length = response.contentLength else { throw .unavailable("the store sent no Content-Length") }
+        // Known at once, so a range asked meanwhile needs no sniffing; a version seen for the
+        // first time is kept once its bytes are all here.
+        let isNew = objects.lastVersion(key).map { $0.tag != version.tag || $0.format == nil } ?? true
+        objects.remember(key, version)
+        var headers = validators(version)
+        headers.add(.contentType, format.mediaType)
+        return (StreamedHead(version: version, fields: headers, isNew: isNew), length)
+    }
+
+    /// The head of a 206 of one range, with the store's Content-Range.
+    private func partialHead(_ response: S3Response, key: String) throws(S3Error) -> (fields: StreamedHead, length: Int64) {
+        guard let range = response.contentRange, let etag = response.etag, var version = response.version(format: nil),
+              let length = response.contentLength else {
+            throw .unavailable("the store's partial answer lacks Content-Range, Content-Length or ETag")
+        }
+        let format = try sniffedFormat(of: key, etag: etag, startingWith: range.hasPrefix("bytes 0-") ? response.body : [])
+        version.format = format
+        objects.remember(key, version)
+        var headers = validators(version)
+        headers.add(.contentType, format.mediaType)
+        headers.add(.contentRange, range)
+        return (StreamedHead(version: version, fields: headers, isNew: false), length)
+    }
+
+    /// What the store answered other than a 200 or 206 (a 304, 412, 416 or an error).
+    private func answer(_ response: S3Response, key: String, request: HTTPRequest) -> HTTPResponse {
         do {
             switch response.status {
-            case 200: return try whole(response, key: key, to: request)
-            case 206: return try partial(response, key: key)
             case 304: return try notModified(response, key: key, request: request)
             case 412: return ProblemDetails(.preconditionFailed, detail: "a precondition (If-Match or If-Unmodified-Since) does not hold").response
             case 416: return try rangeNotSatisfiable(key: key)
@@ -47,27 +128,37 @@ struct S3Passthrough: Sendable {
         }
     }
 
-    /// A 200: the whole object, kept as the original, and answered by thumbd's own rules
-    /// (which agree with the store's on the conditions, and apply several ranges).
+    /// The store could not be asked: the original kept, if any, else the problem.
+    private func unavailable(_ error: S3Error, key: String, request: HTTPRequest) -> HTTPResponse {
+        if error.isUnavailable, let kept = objects.kept(key), let format = kept.original.version.format {
+            objects.staleServed.increment()
+            return representation(kept.original.bytes, format: format, version: kept.original.version).response(to: request)
+        }
+        return Problems.response(for: error)
+    }
+
+    /// Several ranges: the whole object into memory, the ranges cut here.
+    private func response(to request: HTTPRequest, key: String) -> HTTPResponse {
+        let response: S3Response
+        switch objects.object(key, fields: S3Forwarding(request).withoutRange) {
+        case .success(let answer): response = answer
+        case .failure(let error): return unavailable(error, key: key, request: request)
+        }
+        guard response.status == 200 else { return answer(response, key: key, request: request) }
+        do {
+            return try whole(response, key: key, to: request)
+        } catch {
+            return Problems.response(for: error)
+        }
+    }
+
+    /// A 200 read whole: kept as the original, and answered by thumbd's own rules (which agree
+    /// with the store's on the conditions, and apply several ranges).
     private func whole(_ response: S3Response, key: String, to request: HTTPRequest) throws(S3Error) -> HTTPResponse {
         guard let format = ImageFormat.sniff(response.body) else { throw .notAnImage }
         guard let version = response.version(format: format) else { throw .unavailable("the store sent no ETag") }
         objects.keep(key, bytes: response.body, version: version)
         return representation(response.body, format: format, version: version).response(to: request)
-    }
-
-    /// A 206 of one range, with the store's Content-Range.
-    private func partial(_ response: S3Response, key: String) throws(S3Error) -> HTTPResponse {
-        guard let range = response.contentRange, let etag = response.etag, var version = response.version(format: nil) else {
-            throw .unavailable("the store's partial answer lacks Content-Range or ETag")
-        }
-        let format = try sniffedFormat(of: key, etag: etag, startingWith: range.hasPrefix("bytes 0-") ? response.body : [])
-        version.format = format
-        objects.remember(key, version)
-        var headers = validators(version)
-        headers.add(.contentType, format.mediaType)
-        headers.add(.contentRange, range)
-        return HTTPResponse(status: .partialContent, headers: headers, body: .bytes(response.body))
     }
 
     /// A 304. The store sends no validators with it: the ETag is the one the client's
@@ -129,4 +220,12 @@ struct S3Passthrough: Sendable {
         Representation(contentType: format.mediaType, body: .bytes(bytes), etag: version.storeETag.flatMap { EntityTag(parsing: $0) },
                        lastModified: ThumbnailPresenter.timestamp(version.lastModified), headers: fields.headers(for: format.mediaType))
     }
+}
+
+/// The fields of a streamed answer, and the version they name.
+private struct StreamedHead {
+    let version: SourceVersion
+    let fields: HTTPHeaders
+    /// Nothing was known of this version before: its bytes are worth keeping.
+    let isNew: Bool
 }

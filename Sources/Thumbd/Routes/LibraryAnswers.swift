@@ -5,13 +5,17 @@ import ThumbdProtocol
 
 /// How the routes over the library (`/img/{path}`, the Picsum images) turn what the backend
 /// resolves into an answer: an original as it is (a folder's file from its prepared response;
-/// a bucket's object passed through the store on a worker, `S3Passthrough`), or a thumbnail
+/// a bucket's object streamed from the store on a transfer thread, `S3Passthrough`), or a thumbnail
 /// through the endpoint, after what its source needs prepared (on a worker).
 struct LibraryAnswers: Sendable {
     let library: any LibraryBackend
     let thumbnails: ThumbnailEndpoint
     let pool: WorkerPool
+    /// Where a bucket's originals are streamed from (nil for a folder).
+    let transfers: WorkerPool?
     let fields: ImageFields
+    /// How long a streamed original waits for its client to take bytes.
+    let patience: Double
 
     func answer(_ request: HTTPRequest, path: LibraryPath, transform: TransformRequest?, memo: IdentityMemo?,
                 responder: HTTPResponder) throws {
@@ -37,10 +41,10 @@ struct LibraryAnswers: Sendable {
         case .file(let entry):
             responder.respond(entry.original.response(to: request))
         case .object(let object):
-            let passthrough = S3Passthrough(objects: object.objects, fields: fields)
-            let accepted = pool.submit {
+            let passthrough = S3Passthrough(objects: object.objects, fields: fields, patience: patience)
+            let accepted = (transfers ?? pool).submit {
                 guard !responder.isCancelled else { return }
-                responder.respond(passthrough.response(to: request, key: object.key))
+                passthrough.answer(request, key: object.key, responder: responder)
             }
             if !accepted { throw Overloaded() }
         }

@@ -7,6 +7,8 @@ import Synchronization
 
 /// A fixed set of threads running CPU-bound jobs (transforms) behind a bounded queue.
 /// Event loops never run these jobs, so requests that need no transform never wait.
+/// (A second pool runs the blocking transfers of originals streamed from a bucket, so a slow
+/// client never holds a worker.)
 public final class WorkerPool: Sendable {
     private struct State {
         var jobs = Deque<@Sendable () -> Void>()
@@ -20,12 +22,12 @@ public final class WorkerPool: Sendable {
     private let state = Locked(State())
     private let available = DispatchSemaphore(value: 0)
 
-    public init(workers: Int, queueLimit: Int) {
+    public init(workers: Int, queueLimit: Int, name: String = "worker") {
         self.workers = max(1, workers)
         self.queueLimit = max(0, queueLimit)
         for index in 0..<self.workers {
             let thread = Thread { [self] in work() }
-            thread.name = "thumbd-worker-\(index)"
+            thread.name = "thumbd-\(name)-\(index)"
             // libvips' own stack needs room for large images.
             thread.stackSize = 8 << 20
             thread.start()

@@ -85,6 +85,12 @@ package final class FetchedOriginals<Store: OriginStore>: Sendable {
         if let previous = known.get(id)?.version, previous.tag == version.tag, previous.format != nil {
             return remember(id, version)
         }
+        hold(id, bytes: bytes, version: version)
+    }
+
+    /// Keeps a whole original of `version`, whatever was known of it (the caller knows it is new
+    /// here: it was told of the version before its bytes came).
+    package func hold(_ id: String, bytes: [UInt8], version: SourceVersion) {
         originals.put(store.sourceName(id), OriginalStore.Original(bytes: bytes, version: version))
         remember(id, version)
     }
@@ -172,6 +178,13 @@ package final class FetchedOriginals<Store: OriginStore>: Sendable {
     /// (`StoreHealth`). A failure that says the store is down starts the pause and, the first
     /// time, a log line; the first answer after one ends the outage, with a log line too.
     package func ask<T: Sendable>(_ id: String, _ request: () throws(Failure) -> T) -> Result<T, Failure> {
+        askStreaming(id) { _ throws(Failure) in try request() }
+    }
+
+    /// As `ask`, for a request whose body goes on after its answer (an original streamed to a
+    /// client): it calls `answered` when the store's answer is there, which is when the store
+    /// is judged, so a long body read at its client's pace does not make the store look slow.
+    package func askStreaming<T: Sendable>(_ id: String, _ request: (_ answered: () -> Void) throws(Failure) -> T) -> Result<T, Failure> {
         let key = store.healthKey(id)
         let health = health(key)
         let ticket: StoreHealth.Ticket
@@ -179,14 +192,20 @@ package final class FetchedOriginals<Store: OriginStore>: Sendable {
         case .success(let admitted): ticket = admitted
         case .failure(let refusal): return .failure(store.unavailable(refusal.reason))
         }
-        do throws(Failure) {
-            let value = try request()
+        var judged = false
+        func answered() {
+            guard !judged else { return }
+            judged = true
             if case .cameBack(let seconds) = health.finished(ticket, failed: false) {
                 logger.notice("\(store.describe(healthKey: key)) answers again after \(Int(seconds)) s")
             }
+        }
+        do throws(Failure) {
+            let value = try request(answered)
+            answered()
             return .success(value)
         } catch {
-            if health.finished(ticket, failed: store.isOutage(error)) == .wentDown {
+            if !judged, health.finished(ticket, failed: store.isOutage(error)) == .wentDown {
                 logger.warning("\(store.describe(healthKey: key)) is unavailable (\(error)); serving what is kept until it answers")
             }
             return .failure(error)

@@ -20,6 +20,17 @@ package struct S3Client: Sendable {
         case get, head, list, put, delete
     }
 
+    /// Where a streamed body goes, and whether its bytes are also worth keeping whole.
+    package struct StreamTarget {
+        package let stream: BodyStream
+        package let keepsWhole: Bool
+
+        package init(stream: BodyStream, keepsWhole: Bool) {
+            self.stream = stream
+            self.keepsWhole = keepsWhole
+        }
+    }
+
     package let location: S3Location
     package let endpoint: S3Endpoint
     package let region: String
@@ -100,8 +111,27 @@ package struct S3Client: Sendable {
         _ = try list(prefix: location.prefix, after: nil, maxKeys: 1)
     }
 
+    /// The object `key` passed on as it arrives, when it is at most `maxBytes` long (else
+    /// `tooLarge`, before any of it goes on). `answered` is given the store's status and
+    /// fields with the body's first `prefixLength` bytes (all of it when it is shorter, or when
+    /// the status is not 200 or 206: such bodies are read whole, within 1 MB), once, before any
+    /// more is read. It returns the stream the rest goes to, finished or failed here when the
+    /// transfer ends, or nil to read no more. Throws when no answer came. A 200 of at most
+    /// `keeping` bytes whose target keeps it, and that came whole, is given to `whole` before
+    /// its last bytes go on.
+    package func stream(_ key: String, fields: [(HTTPFieldName, String)], maxBytes: Int, prefixLength: Int, keeping: Int,
+                        answered: (S3Response) -> StreamTarget?, whole: ([UInt8]) -> Void) throws(S3Error) {
+        try withoutActuallyEscaping(answered) { (answered) throws(S3Error) in
+            let transfer = StreamedTransfer(prefixLength: prefixLength, keeping: keeping, maxBytes: maxBytes, answered: answered)
+            let response = try send(objectURL(key), operation: .get, fields: fields, maxBytes: maxBytes, transfer: transfer)
+            // A body shorter than its prefix, or none: answered now that it is whole.
+            if !transfer.hasAnswered { transfer.answer(response) }
+            if transfer.succeeded { transfer.finish(whole: whole) }
+        }
+    }
+
     private func send(_ url: String, operation: Operation, fields: [(HTTPFieldName, String)], maxBytes: Int,
-                      body: [UInt8] = []) throws(S3Error) -> S3Response {
+                      body: [UInt8] = [], transfer: StreamedTransfer? = nil) throws(S3Error) -> S3Response {
         _ = Self.started
         let started = clock.now()
         var response = tf_s3_response()
@@ -123,7 +153,9 @@ package struct S3Client: Sendable {
                                                             sigv4: sigv4, access_key: access,
                                                             secret_key: secret, headers: headers,
                                                             connect_timeout_ms: max(1, Int(connectTimeout * 1000)),
-                                                            total_timeout_ms: max(1, Int(timeout * 1000)), max_bytes: maxBytes)
+                                                            total_timeout_ms: max(1, Int(timeout * 1000)), max_bytes: maxBytes,
+                                                            writer: transfer == nil ? nil : StreamedTransfer.write,
+                                                            writer_context: transfer.map { Unmanaged.passUnretained($0).toOpaque() })
                                 tf_s3_fetch(&request, &response)
                             }
                         }
@@ -134,28 +166,27 @@ package struct S3Client: Sendable {
         }
         defer { tf_s3_response_free(&response) }
         let seconds = clock.now() - started
-        func text<T>(_ field: T) -> String? {
-            withUnsafeBytes(of: field) { raw in
-                let s = String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-                return s.isEmpty ? nil : s
-            }
+        if let transfer, transfer.hasAnswered {
+            // The answer went on before its body ended: the stream ends as the transfer does.
+            // (TF_ENDED: the reader went, or the caller wanted no body.)
+            let failed = response.error != TF_OK && response.error != TF_ENDED
+            if failed { transfer.stream?.fail() }
+            transfer.succeeded = response.error == TF_OK
+            metrics?.recordS3Request(operation: operation.rawValue, result: failed ? "unavailable" : "ok", seconds: seconds)
+            return S3Response(response, body: [])
         }
         let failure: S3Error? = switch response.error {
         case TF_OK: nil
-        case TF_TOO_LARGE: .tooLarge(limit: maxBytes)
+        case TF_TOO_LARGE, TF_ENDED: .tooLarge(limit: maxBytes)
         case TF_TIMEOUT: .unavailable("the store did not answer within \(DecimalText.format(timeout)) s")
-        default: .unavailable("cannot reach the store at \(endpoint.description): \(text(response.message) ?? "connection failed")")
+        default: .unavailable("cannot reach the store at \(endpoint.description): \(S3Response.text(response.message) ?? "connection failed")")
         }
         if let failure {
             metrics?.recordS3Request(operation: operation.rawValue, result: failure.metricLabel, seconds: seconds)
             throw failure
         }
-        let answer = S3Response(status: Int(response.status),
-                                body: response.body.map { Array(UnsafeBufferPointer(start: $0, count: response.body_length)) } ?? [],
-                                etag: text(response.etag), lastModified: text(response.last_modified),
-                                contentType: text(response.content_type),
-                                contentLength: response.content_length >= 0 ? Int64(response.content_length) : nil,
-                                contentRange: text(response.content_range))
+        let answer = S3Response(response, body: transfer?.prefix
+                                    ?? response.body.map { Array(UnsafeBufferPointer(start: $0, count: response.body_length)) } ?? [])
         metrics?.recordS3Request(operation: operation.rawValue, result: Self.label(answer), seconds: seconds)
         return answer
     }
@@ -168,6 +199,24 @@ package struct S3Client: Sendable {
         case 412: "precondition_failed"
         case 416: "range_not_satisfiable"
         default: answer.failure.metricLabel
+        }
+    }
+}
+
+extension S3Response {
+    /// The status and fields libcurl read, with `body`.
+    init(_ response: tf_s3_response, body: [UInt8]) {
+        self.init(status: Int(response.status), body: body, etag: Self.text(response.etag),
+                  lastModified: Self.text(response.last_modified), contentType: Self.text(response.content_type),
+                  contentLength: response.content_length >= 0 ? Int64(response.content_length) : nil,
+                  contentRange: Self.text(response.content_range))
+    }
+
+    /// A C string field of the response, nil when empty.
+    static func text<T>(_ field: T) -> String? {
+        withUnsafeBytes(of: field) { raw in
+            let s = String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            return s.isEmpty ? nil : s
         }
     }
 }

@@ -70,4 +70,23 @@ extension FetchedOriginals where Store == S3Bucket {
     package func object(_ key: String, head: Bool = false, fields: [(HTTPFieldName, String)] = []) -> Result<S3Response, S3Error> {
         ask(key) { () throws(S3Error) in try store.object(key, head: head, fields: fields) }
     }
+
+    /// The object `key` passed on as it arrives (`S3Client.stream`, within `limits.max_source_bytes`),
+    /// through the store's health: the store is judged by its answer, not by how long its body
+    /// takes. A 5xx is a failure. `whole` is given a body of at most `keeping` bytes that came whole.
+    package func stream(_ key: String, fields: [(HTTPFieldName, String)], prefixLength: Int, keeping: Int,
+                        answered: (S3Response) -> S3Client.StreamTarget?, whole: ([UInt8]) -> Void) -> Result<Void, S3Error> {
+        askStreaming(key) { (judged) throws(S3Error) in
+            var outage: S3Error?
+            try client.stream(key, fields: fields, maxBytes: maxBytes, prefixLength: prefixLength, keeping: keeping, answered: { response in
+                guard response.status < 500 else {
+                    outage = response.failure
+                    return nil
+                }
+                judged()
+                return answered(response)
+            }, whole: whole)
+            if let outage { throw outage }
+        }
+    }
 }

@@ -1,0 +1,77 @@
+import Dispatch
+import HTTP
+import Synchronization
+import Testing
+
+/// The bounded hand-over between a producer thread and the connection that sends a streamed body.
+@Suite struct BodyStreamTests {
+    private func taken(_ next: BodyStream.Next) -> [UInt8]? {
+        if case .bytes(let chunks) = next { return chunks.flatMap { $0 } }
+        return nil
+    }
+
+    @Test func bytesAreTakenInTheOrderPushedAndThenTheEnd() {
+        let stream = BodyStream(capacity: 100, patience: 60)
+        let reader = stream.makeReader()
+        #expect(stream.push([1, 2, 3]) && stream.push([4]))
+        #expect(taken(reader.next(waker: {})) == [1, 2, 3, 4])
+        stream.finish()
+        #expect({ if case .finished = reader.next(waker: {}) { true } else { false } }())
+    }
+
+    @Test func aReaderWithNothingToTakeIsWokenByThePushThatBringsSome() {
+        let stream = BodyStream(capacity: 100, patience: 60)
+        let reader = stream.makeReader()
+        let woken = Atomic<Int>(0)
+        #expect({ if case .waiting = reader.next(waker: { woken.add(1, ordering: .relaxed) }) { true } else { false } }())
+        #expect(stream.push([9]))
+        let wokenOnce = woken.load(ordering: .relaxed)
+        #expect(wokenOnce == 1)
+        #expect(taken(reader.next(waker: {})) == [9])
+        // A failure wakes it too, and is what it finds after the bytes that came.
+        _ = reader.next(waker: { woken.add(1, ordering: .relaxed) })
+        stream.fail()
+        let wokenTwice = woken.load(ordering: .relaxed)
+        #expect(wokenTwice == 2)
+        #expect({ if case .failed = reader.next(waker: {}) { true } else { false } }())
+    }
+
+    /// Memory is bounded: a push that would pass the capacity waits until the reader takes what
+    /// waits, so the reader never finds more than the capacity at once.
+    @Test func aFullStreamTakesNoMoreUntilItIsEmptied() async {
+        let stream = BodyStream(capacity: 10, patience: 60)
+        let reader = stream.makeReader()
+        #expect(stream.push([UInt8](repeating: 1, count: 8)))
+        let second = DispatchSemaphore(value: 0)
+        let admitted = Atomic<Bool>(false)
+        DispatchQueue.global().async {
+            admitted.store(stream.push([UInt8](repeating: 2, count: 8)), ordering: .relaxed)
+            second.signal()
+        }
+        #expect(taken(reader.next(waker: {})) == [UInt8](repeating: 1, count: 8))
+        await withCheckedContinuation { done in DispatchQueue.global().async { second.wait(); done.resume() } }
+        let secondAdmitted = admitted.load(ordering: .relaxed)
+        #expect(secondAdmitted)
+        #expect(taken(reader.next(waker: {})) == [UInt8](repeating: 2, count: 8))
+    }
+
+    /// The response holds the reader: once it goes (sent, or dropped with its connection), the
+    /// producer is told to stop, even while it waits for room.
+    @Test func theReaderGoingStopsTheProducer() async {
+        let stream = BodyStream(capacity: 4, patience: 60)
+        var reader: BodyStream.Reader? = stream.makeReader()
+        #expect(stream.push([1, 2, 3, 4]))
+        let finished = DispatchSemaphore(value: 0)
+        let admitted = Atomic<Bool>(true)
+        DispatchQueue.global().async {
+            admitted.store(stream.push([5]), ordering: .relaxed)
+            finished.signal()
+        }
+        #expect(reader != nil)
+        reader = nil
+        await withCheckedContinuation { done in DispatchQueue.global().async { finished.wait(); done.resume() } }
+        let refused = !admitted.load(ordering: .relaxed)
+        #expect(refused && stream.isCancelled)
+        #expect(!stream.push([6]))
+    }
+}
