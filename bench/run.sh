@@ -8,6 +8,10 @@ bench/http_originals.sh
 echo
 bench/thumbnails.sh
 echo
+bench/thumbor.sh
+echo
+PHOTOS=small bench/thumbor.sh
+echo
 bench/cached_thumbnails.sh
 echo
 # Issue 25's references: hits beside 8a4bc30 (the build before the presenter wave), misses
