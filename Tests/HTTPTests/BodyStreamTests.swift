@@ -2,6 +2,7 @@ import Dispatch
 import HTTP
 import Synchronization
 import Testing
+import TestSupport
 
 /// The bounded hand-over between a producer thread and the connection that sends a streamed body.
 @Suite struct BodyStreamTests {
@@ -37,7 +38,7 @@ import Testing
     }
 
     /// Memory is bounded: a push that would pass the capacity waits until the reader takes what
-    /// waits, so the reader never finds more than the capacity at once.
+    /// waits (it is seen waiting first), so the reader never finds more than the capacity at once.
     @Test func aFullStreamTakesNoMoreUntilItIsEmptied() async {
         let stream = BodyStream(capacity: 10, patience: 60)
         let reader = stream.makeReader()
@@ -48,6 +49,7 @@ import Testing
             admitted.store(stream.push([UInt8](repeating: 2, count: 8)), ordering: .relaxed)
             second.signal()
         }
+        #expect(eventually { stream.isProducerWaiting }, "the second push waits for room")
         #expect(taken(reader.next(waker: {})) == [UInt8](repeating: 1, count: 8))
         await withCheckedContinuation { done in DispatchQueue.global().async { second.wait(); done.resume() } }
         let secondAdmitted = admitted.load(ordering: .relaxed)

@@ -42,6 +42,7 @@ public final class BodyStream: @unchecked Sendable {
     private var cancelled = false
     private var waker: (@Sendable () -> Void)?
     private var readerMade = false
+    private var producerWaits = false
 
     /// Bytes that may wait to be sent before the producer waits.
     public let capacity: Int
@@ -71,6 +72,8 @@ public final class BodyStream: @unchecked Sendable {
         condition.lock()
         let deadline = Date(timeIntervalSinceNow: patience)
         while !cancelled && buffered > 0 && buffered + bytes.count > capacity {
+            producerWaits = true
+            defer { producerWaits = false }
             if !condition.wait(until: deadline) { break }
         }
         guard !cancelled && (buffered == 0 || buffered + bytes.count <= capacity) else {
@@ -94,6 +97,13 @@ public final class BodyStream: @unchecked Sendable {
 
     /// The rest of the bytes will not come: the connection closes once it sent what came.
     public func fail() { end(failing: true) }
+
+    /// True while a push waits for room (for tests that check the producer is held back).
+    package var isProducerWaiting: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return producerWaits
+    }
 
     /// True once the reader went: pushing more is of no use.
     public var isCancelled: Bool {
