@@ -430,7 +430,10 @@ package final class Connection {
     private func writeBytes(_ bytes: ArraySlice<UInt8>) -> Int {
         var next: ArraySlice<UInt8>?
         if outputIndex + 1 < output.count, case .bytes(let following) = output[outputIndex + 1] { next = following }
-        let moreFollows = outputIndex + (next == nil ? 1 : 2) < output.count
+        let following = outputIndex + (next == nil ? 1 : 2)
+        // Not before a stream: its bytes may be a while coming, and corked bytes would wait.
+        var moreFollows = following < output.count
+        if moreFollows, case .stream = output[following] { moreFollows = false }
         let flags = Int32(MSG_NOSIGNAL) | (moreFollows ? Int32(MSG_MORE) : 0)
         return bytes.withUnsafeBytes { first in
             guard let next else { return send(fd, first.baseAddress, first.count, flags) }

@@ -18,16 +18,20 @@ final class ResponderBox: Sendable {
 /// What the producers of streamed bodies saw: "finished", "failed" or "stopped" (a push refused).
 final class StreamOutcomes: Sendable {
     let outcomes = Mutex<[String]>([])
+    let latest = Mutex<BodyStream?>(nil)
     func add(_ outcome: String) { outcomes.withLock { $0.append(outcome) } }
     var all: [String] { outcomes.withLock { $0 } }
+    /// The stream of the last `/streamed` request.
+    var last: BodyStream? { latest.withLock { $0 } }
 }
 
 /// A small handler with a few behaviours the tests need.
 struct TestHandler: HTTPHandler {
     let parked = ResponderBox()
     let streams = StreamOutcomes()
-    /// The bytes `/streamed` sends: 4 MiB, far more than its stream's 64 KiB capacity.
-    static let streamedLength = 4 << 20
+    /// The bytes `/streamed` sends: 16 MiB, far more than its stream's 64 KiB capacity and what
+    /// the sockets buffer (a loopback send buffer grows to 4 MiB).
+    static let streamedLength = 16 << 20
     static func streamedByte(_ i: Int) -> UInt8 { UInt8(i % 253) }
     static let picture = Representation(contentType: "image/png", body: .bytes((0..<5000).map { UInt8($0 % 199) }),
                                         etag: EntityTag("p1"), lastModified: Timestamp(seconds: 1_700_000_000),
@@ -68,6 +72,7 @@ struct TestHandler: HTTPHandler {
                                            body: .stream(stream, count: Int64(Self.streamedLength))))
             let failing = request.query == "fail"
             let streams = self.streams
+            streams.latest.withLock { $0 = stream }
             DispatchQueue.global().async {
                 var sent = 0
                 while sent < Self.streamedLength {

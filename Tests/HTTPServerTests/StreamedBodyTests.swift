@@ -27,8 +27,9 @@ import TestSupport
         }
     }
 
-    /// A slow reader: the producer waits for room instead of buffering, and every byte still comes.
-    @Test func aSlowReaderGetsEveryByte() async throws {
+    /// A client that reads nothing holds the producer back (the connection buffers at most what
+    /// the sockets and the stream hold, of 16 MiB); once it reads, every byte comes.
+    @Test func aStalledReaderHoldsTheProducerBackThenGetsEveryByte() async throws {
         let handler = TestHandler()
         try await withServer(handler: handler) { port in
             let client = try RawHTTPClient(port: port, timeout: 30)
@@ -36,6 +37,8 @@ import TestSupport
             try client.send(RawHTTPClient.requestText("GET", "/streamed"))
             let head = try client.readHead()
             #expect(head.status == 200)
+            #expect(eventually { handler.streams.last?.isProducerWaiting == true }, "the producer waits for room")
+            #expect(handler.streams.all.isEmpty, "and has not finished")
             var body: [UInt8] = []
             while body.count < TestHandler.streamedLength {
                 body += try client.readBody(count: min(100_000, TestHandler.streamedLength - body.count))

@@ -58,22 +58,32 @@ import TestSupport
     }
 
     /// The response holds the reader: once it goes (sent, or dropped with its connection), the
-    /// producer is told to stop, even while it waits for room.
-    @Test func theReaderGoingStopsTheProducer() async {
-        let stream = BodyStream(capacity: 4, patience: 60)
+    /// producer is told to stop, even while it waits for room (well before its patience).
+    @Test func theReaderGoingStopsTheProducer() {
+        let stream = BodyStream(capacity: 4, patience: 600)
         var reader: BodyStream.Reader? = stream.makeReader()
         #expect(stream.push([1, 2, 3, 4]))
-        let finished = DispatchSemaphore(value: 0)
-        let admitted = Atomic<Bool>(true)
+        let returned = Atomic<Int>(0)  // 0 waiting, 1 admitted, 2 refused
         DispatchQueue.global().async {
-            admitted.store(stream.push([5]), ordering: .relaxed)
-            finished.signal()
+            returned.store(stream.push([5]) ? 1 : 2, ordering: .relaxed)
         }
+        #expect(eventually { stream.isProducerWaiting })
         #expect(reader != nil)
         reader = nil
-        await withCheckedContinuation { done in DispatchQueue.global().async { finished.wait(); done.resume() } }
-        let refused = !admitted.load(ordering: .relaxed)
-        #expect(refused && stream.isCancelled)
-        #expect(!stream.push([6]))
+        #expect(eventually { returned.load(ordering: .relaxed) == 2 }, "refused at once, not after 600 s")
+        #expect(stream.isCancelled && !stream.push([6]))
+    }
+
+    /// A producer whose reader takes nothing for its patience gives up, and the body fails: the
+    /// reader finds the failure after the bytes that came (its connection then closes).
+    @Test func aProducerOutOfPatienceFailsTheBody() {
+        let stream = BodyStream(capacity: 4, patience: 0)
+        let reader = stream.makeReader()
+        #expect(stream.push([1, 2, 3, 4]))
+        #expect(taken(reader.next(waker: {})) == [1, 2, 3, 4])
+        #expect(stream.push([5, 6, 7]))
+        #expect(!stream.push([8, 9]), "no room, and no patience to wait for it")
+        #expect(taken(reader.next(waker: {})) == [5, 6, 7])
+        #expect({ if case .failed = reader.next(waker: {}) { true } else { false } }())
     }
 }

@@ -105,3 +105,30 @@ import TestSupport
         proxy.stop()
     }
 }
+
+/// The store going down in the middle of a streamed original (its own Ceph: radosgw is
+/// stopped). The head promised the length, so the client gets the bytes that came and then a
+/// closed connection: a short body it can resume with Range, never a hang.
+@Suite(.ceph) struct S3StreamOutageTests {
+    var store: S3TestServer { S3TestServer.current! }
+
+    @Test func aStoreThatStopsMidBodyClosesTheConnectionAfterWhatCame() throws {
+        let bucket = try store.makeBucket()
+        let large = LibraryFixture.fakeJPEG(24 << 20, seed: 31)
+        try store.put(bucket, ["large.jpg": large])
+        let f = try S3LibraryFixture(store: store, bucket: bucket) { $0.limits.maxSourceBytes = 64 << 20 }
+        let client = try RawHTTPClient(port: f.port, timeout: 60)
+        client.shrinkReceiveBuffer(to: 64 << 10)
+        try client.send(RawHTTPClient.requestText("GET", "/img/large.jpg"))
+        let head = try client.readHead()
+        #expect(head.status == 200 && head.header("Content-Length") == String(large.count))
+        let first = try client.readBody(count: 1 << 20)
+        try store.stopGateway()
+        let rest = try client.readToEnd()
+        let body = first + rest
+        #expect(body.count < large.count, "the body is short: \(body.count) of \(large.count)")
+        #expect(body == Array(large.prefix(body.count)))
+        #expect(try f.s3Requests("get", "unavailable") == 1)
+        try store.startGateway()
+    }
+}

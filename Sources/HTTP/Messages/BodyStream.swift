@@ -46,7 +46,10 @@ public final class BodyStream: @unchecked Sendable {
 
     /// Bytes that may wait to be sent before the producer waits.
     public let capacity: Int
-    /// How long the producer waits for room before it gives up (a reader nobody drains).
+    /// How long one push waits for room before the producer gives up: a safety net for a reader
+    /// nobody drains. (A client that reads nothing is closed by its connection's write timer,
+    /// which drops the reader; the connection takes more only once it has written what it took,
+    /// so this must allow a slow client the time to read a whole `capacity`.)
     public let patience: Double
 
     public init(capacity: Int = 1 << 20, patience: Double) {
@@ -77,8 +80,14 @@ public final class BodyStream: @unchecked Sendable {
             if !condition.wait(until: deadline) { break }
         }
         guard !cancelled && (buffered == 0 || buffered + bytes.count <= capacity) else {
+            // Nobody took anything for `patience`: the body ends here, and the connection,
+            // woken, closes once it has sent what came.
             cancelled = true
+            failed = true
+            let wake = waker
+            waker = nil
             condition.unlock()
+            wake?()
             return false
         }
         chunks.append(Array(bytes.bindMemory(to: UInt8.self)))

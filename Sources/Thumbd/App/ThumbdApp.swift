@@ -106,8 +106,7 @@ public final class ThumbdApp: HTTPHandler {
         } else {
             transfers = nil
         }
-        let answers = LibraryAnswers(library: library, thumbnails: endpoint, pool: pool, transfers: transfers, fields: imageFields,
-                                     patience: config.server.idleTimeout + 5)
+        let answers = LibraryAnswers(library: library, thumbnails: endpoint, pool: pool, transfers: transfers, fields: imageFields)
         image = ImageRoute(targets: TargetMemo(), authorization: authorization, parser: parser, answers: answers)
         proxy = ProxyRoute(authorization: authorization, parser: parser, originals: originals, thumbnails: endpoint, clock: clock)
         listing = ListingRoute(index: library.index, pool: pool, links: links)

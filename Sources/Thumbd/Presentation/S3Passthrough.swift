@@ -12,31 +12,42 @@ import WireCoding
 /// A 200 or 206 is streamed: its head goes to the client once the store's answer and its first
 /// bytes are there, and the body follows as the store sends it, through a `BodyStream` of
 /// bounded size, so memory does not grow with the object and any length is passed on. It runs
-/// on a transfer thread of its own pool, which a slow client holds, never a worker. A whole
+/// on a transfer thread of its own pool, which a slow client holds, never a worker. A new whole
 /// object of at most `Defaults.keptBytes` (and `limits.max_source_bytes`) that came whole is kept
-/// as the original thumbnails are made from. Several ranges in one request are answered here
-/// from the whole object, read into memory within `limits.max_source_bytes`, since stores send
-/// only the first. While the store is down the original kept, if any, is answered.
+/// as the original thumbnails are made from, when its copy fits `Defaults.copyBytes` beside the
+/// others being made. Several ranges in one request are answered here from the whole object,
+/// read into memory within `limits.max_source_bytes` on a worker (`readsWhole`), since stores
+/// send only the first. While the store is down the original kept, if any, is answered.
 struct S3Passthrough: Sendable {
     enum Defaults {
-        /// Transfers at a time: each holds a thread and at most two `BodyStream` capacities.
+        /// Transfers at a time: each holds a thread and at most two `BodyStream` capacities,
+        /// plus its share of `copyBytes`.
         static let transfers = 32
         /// Transfers waiting for a thread before more are refused (503).
         static let queuedTransfers = 256
         /// Objects streamed whole up to this length are kept as originals.
-        static let keptBytes = 32 << 20
+        static let keptBytes = 8 << 20
+        /// The copies being made of objects to keep, all transfers together.
+        static let copyBytes = 32 << 20
+        /// How long one push waits for its client to take bytes before the transfer gives up:
+        /// enough for a client at 2 KB/s to read a stream's capacity.
+        static let patience = 600.0
     }
 
     let objects: S3Objects
     let fields: ImageFields
-    /// How long a transfer waits for its client to take some bytes before it gives up.
-    let patience: Double
+    /// The room for copies of objects being kept (`Defaults.copyBytes`), shared by every transfer.
+    let copies: ByteAllowance
 
-    /// Transfer thread: answers `request` for the object `key`.
+    /// Several ranges in one request: the whole object is read into memory, on a worker.
+    static func readsWhole(_ request: HTTPRequest) -> Bool {
+        guard let field = request.headers[.range], let ranges = RangeRequest(parsing: field) else { return false }
+        return ranges.specs.count > 1
+    }
+
+    /// Transfer thread (a worker when `readsWhole`): answers `request` for the object `key`.
     func answer(_ request: HTTPRequest, key: String, responder: HTTPResponder) {
-        if let field = request.headers[.range], let ranges = RangeRequest(parsing: field), ranges.specs.count > 1 {
-            return responder.respond(response(to: request, key: key))
-        }
+        if Self.readsWhole(request) { return responder.respond(response(to: request, key: key)) }
         let forwarding = S3Forwarding(request)
         var asked = stream(key, fields: forwarding.fields, request: request, responder: responder)
         if forwarding.rangeIsConditional, case .success(let response?) = asked, response.status == 412 {
@@ -56,7 +67,9 @@ struct S3Passthrough: Sendable {
                         responder: HTTPResponder) -> Result<S3Response?, S3Error> {
         var other: S3Response?
         var kept: SourceVersion?
+        var copying = 0
         let keeping = min(objects.maxBytes, Defaults.keptBytes)
+        defer { copies.giveBack(copying) }
         let streamed = objects.stream(key, fields: fields, prefixLength: ImageFormat.sniffLength, keeping: keeping, answered: { response in
             guard response.status == 200 || response.status == 206 else {
                 other = response
@@ -64,14 +77,22 @@ struct S3Passthrough: Sendable {
             }
             do {
                 let (head, length) = response.status == 200 ? try wholeHead(response, key: key) : try partialHead(response, key: key)
-                let keeps = response.status == 200 && head.isNew
-                if keeps { kept = head.version }
-                let body = BodyStream(patience: patience)
+                if response.status == 200 {
+                    // A new version is known once it is kept (so a download cut short, or a
+                    // HEAD, leaves it to the next); any other at once.
+                    if head.isNew && length <= keeping && copies.take(Int(length)) {
+                        copying = Int(length)
+                        kept = head.version
+                    } else {
+                        objects.remember(key, head.version)
+                    }
+                }
+                let body = BodyStream(patience: Defaults.patience)
                 var answer = HTTPResponse(status: response.status == 200 ? .ok : .partialContent, headers: head.fields,
                                           body: .stream(body, count: length))
                 if length == 0 { answer.body = .empty }
                 responder.respond(answer)
-                return S3Client.StreamTarget(stream: body, keepsWhole: keeps)
+                return S3Client.StreamTarget(stream: body, keepsWhole: kept != nil)
             } catch {
                 responder.respond(Problems.response(for: error))
                 return nil
@@ -90,10 +111,7 @@ struct S3Passthrough: Sendable {
         guard let format = ImageFormat.sniff(response.body) else { throw .notAnImage }
         guard let version = response.version(format: format) else { throw .unavailable("the store sent no ETag") }
         guard let length = response.contentLength else { throw .unavailable("the store sent no Content-Length") }
-        // Known at once, so a range asked meanwhile needs no sniffing; a version seen for the
-        // first time is kept once its bytes are all here.
         let isNew = objects.lastVersion(key).map { $0.tag != version.tag || $0.format == nil } ?? true
-        objects.remember(key, version)
         var headers = validators(version)
         headers.add(.contentType, format.mediaType)
         return (StreamedHead(version: version, fields: headers, isNew: isNew), length)

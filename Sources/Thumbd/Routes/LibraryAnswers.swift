@@ -14,8 +14,8 @@ struct LibraryAnswers: Sendable {
     /// Where a bucket's originals are streamed from (nil for a folder).
     let transfers: WorkerPool?
     let fields: ImageFields
-    /// How long a streamed original waits for its client to take bytes.
-    let patience: Double
+    /// The room for copies of originals kept while they stream (`S3Passthrough.Defaults.copyBytes`).
+    let copies = ByteAllowance(limit: S3Passthrough.Defaults.copyBytes)
 
     func answer(_ request: HTTPRequest, path: LibraryPath, transform: TransformRequest?, memo: IdentityMemo?,
                 responder: HTTPResponder) throws {
@@ -41,8 +41,10 @@ struct LibraryAnswers: Sendable {
         case .file(let entry):
             responder.respond(entry.original.response(to: request))
         case .object(let object):
-            let passthrough = S3Passthrough(objects: object.objects, fields: fields, patience: patience)
-            let accepted = (transfers ?? pool).submit {
+            let passthrough = S3Passthrough(objects: object.objects, fields: fields, copies: copies)
+            // Several ranges read the whole object into memory: on a worker, as transforms do.
+            let runner = S3Passthrough.readsWhole(request) ? pool : transfers ?? pool
+            let accepted = runner.submit {
                 guard !responder.isCancelled else { return }
                 passthrough.answer(request, key: object.key, responder: responder)
             }

@@ -122,7 +122,8 @@ package struct S3Client: Sendable {
     package func stream(_ key: String, fields: [(HTTPFieldName, String)], maxBytes: Int, prefixLength: Int, keeping: Int,
                         answered: (S3Response) -> StreamTarget?, whole: ([UInt8]) -> Void) throws(S3Error) {
         try withoutActuallyEscaping(answered) { (answered) throws(S3Error) in
-            let transfer = StreamedTransfer(prefixLength: prefixLength, keeping: keeping, maxBytes: maxBytes, answered: answered)
+            let transfer = StreamedTransfer(prefixLength: prefixLength, keeping: keeping, maxBytes: maxBytes, clock: clock,
+                                            answered: answered)
             let response = try send(objectURL(key), operation: .get, fields: fields, maxBytes: maxBytes, transfer: transfer)
             // A body shorter than its prefix, or none: answered now that it is whole.
             if !transfer.hasAnswered { transfer.answer(response) }
@@ -165,7 +166,8 @@ package struct S3Client: Sendable {
           }
         }
         defer { tf_s3_response_free(&response) }
-        let seconds = clock.now() - started
+        // A streamed body goes at its client's pace: the store's time ends with its answer.
+        let seconds = (transfer?.answeredAt ?? clock.now()) - started
         if let transfer, transfer.hasAnswered {
             // The answer went on before its body ended: the stream ends as the transfer does.
             // (TF_ENDED: the reader went, or the caller wanted no body.)

@@ -1,3 +1,4 @@
+import Clocks
 import CurlShim
 import HTTP
 
@@ -20,13 +21,18 @@ final class StreamedTransfer {
     private(set) var stream: BodyStream?
     /// The transfer ended without error (set by its sender); unset until then.
     var succeeded = true
+    /// When the answer went on: the store's part of the request ends there.
+    private(set) var answeredAt: Double?
+    private let clock: any MonotonicClock
     private var copy: [UInt8]?
     private var expected: Int64?
     /// The last bytes of a body being kept: they go on after it is kept (`finish`), so a client
     /// that has the whole original finds it kept.
     private var tail: [UInt8] = []
 
-    init(prefixLength: Int, keeping: Int, maxBytes: Int, answered: @escaping (S3Response) -> S3Client.StreamTarget?) {
+    init(prefixLength: Int, keeping: Int, maxBytes: Int, clock: any MonotonicClock,
+         answered: @escaping (S3Response) -> S3Client.StreamTarget?) {
+        self.clock = clock
         self.prefixLength = min(prefixLength, Self.maxHeldBytes)
         self.maxBytes = maxBytes
         self.keeping = keeping
@@ -72,6 +78,7 @@ final class StreamedTransfer {
     /// Hands the answer on, and what came of its body to the stream it gets.
     func answer(_ response: S3Response) {
         hasAnswered = true
+        answeredAt = clock.now()
         let target = answered(response)
         stream = target?.stream
         defer { prefix = [] }
@@ -80,7 +87,6 @@ final class StreamedTransfer {
         if target.keepsWhole, response.status == 200, let length = response.contentLength, length <= keeping {
             expected = length
             copy = prefix
-            copy?.reserveCapacity(Int(length))
         }
         if Int64(prefix.count) == expected {
             tail = prefix
