@@ -171,10 +171,11 @@ package struct S3Client: Sendable {
         if let transfer, transfer.hasAnswered {
             // The answer went on before its body ended: the stream ends as the transfer does.
             // (TF_ENDED: the reader went, or the caller wanted no body.)
+            // Counted before the client can see the end (a closed connection).
             let failed = response.error != TF_OK && response.error != TF_ENDED
+            metrics?.recordS3Request(operation: operation.rawValue, result: failed ? "unavailable" : "ok", seconds: seconds)
             if failed { transfer.stream?.fail() }
             transfer.succeeded = response.error == TF_OK
-            metrics?.recordS3Request(operation: operation.rawValue, result: failed ? "unavailable" : "ok", seconds: seconds)
             return S3Response(response, body: [])
         }
         let failure: S3Error? = switch response.error {
