@@ -70,11 +70,13 @@ public enum VideoDecoder {
         return VideoFrame(rgb: pixels, width: Int(width), height: Int(height), shownAt: shownAt >= 0 ? shownAt : nil)
     }
 
-    private static func text(_ message: [CChar]) -> String {
-        String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
+    /// A NUL-terminated message the shim wrote into `message`.
+    private static func text(_ message: [CChar]) -> String { message.withUnsafeBytes(decoded) }
 
-    private static func field<T>(_ tuple: T) -> String {
-        withUnsafeBytes(of: tuple) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    /// A NUL-terminated C array field of a struct (imported as a tuple).
+    private static func field<T>(_ tuple: T) -> String { withUnsafeBytes(of: tuple, decoded) }
+
+    private static func decoded(_ raw: UnsafeRawBufferPointer) -> String {
+        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
     }
 }

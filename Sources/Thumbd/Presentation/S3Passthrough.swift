@@ -76,7 +76,8 @@ struct S3Passthrough: Sendable {
                 return nil
             }
             do {
-                let (head, length) = response.status == 200 ? try wholeHead(response, key: key) : try partialHead(response, key: key)
+                let head = response.status == 200 ? try wholeHead(response, key: key) : try partialHead(response, key: key)
+                let length = head.length
                 if response.status == 200 {
                     // A new version is known once it is kept (so a download cut short, or a
                     // HEAD, leaves it to the next); any other at once.
@@ -107,18 +108,17 @@ struct S3Passthrough: Sendable {
     }
 
     /// The head of a 200: the format from the first bytes, the store's validators.
-    private func wholeHead(_ response: S3Response, key: String) throws(S3Error) -> (fields: StreamedHead, length: Int64) {
+    private func wholeHead(_ response: S3Response, key: String) throws(S3Error) -> StreamedHead {
         guard let format = ImageFormat.sniff(response.body) else { throw .notAnImage }
         guard let version = response.version(format: format) else { throw .unavailable("the store sent no ETag") }
         guard let length = response.contentLength else { throw .unavailable("the store sent no Content-Length") }
-        let isNew = objects.lastVersion(key).map { $0.tag != version.tag || $0.format == nil } ?? true
         var headers = validators(version)
         headers.add(.contentType, format.mediaType)
-        return (StreamedHead(version: version, fields: headers, isNew: isNew), length)
+        return StreamedHead(version: version, fields: headers, length: length, isNew: !objects.hasSeen(key, version))
     }
 
     /// The head of a 206 of one range, with the store's Content-Range.
-    private func partialHead(_ response: S3Response, key: String) throws(S3Error) -> (fields: StreamedHead, length: Int64) {
+    private func partialHead(_ response: S3Response, key: String) throws(S3Error) -> StreamedHead {
         guard let range = response.contentRange, let etag = response.etag, var version = response.version(format: nil),
               let length = response.contentLength else {
             throw .unavailable("the store's partial answer lacks Content-Range, Content-Length or ETag")
@@ -129,7 +129,7 @@ struct S3Passthrough: Sendable {
         var headers = validators(version)
         headers.add(.contentType, format.mediaType)
         headers.add(.contentRange, range)
-        return (StreamedHead(version: version, fields: headers, isNew: false), length)
+        return StreamedHead(version: version, fields: headers, length: length, isNew: false)
     }
 
     /// What the store answered other than a 200 or 206 (a 304, 412, 416 or an error).
@@ -240,10 +240,11 @@ struct S3Passthrough: Sendable {
     }
 }
 
-/// The fields of a streamed answer, and the version they name.
+/// The fields of a streamed answer, the version they name and the body's length.
 private struct StreamedHead {
     let version: SourceVersion
     let fields: HTTPHeaders
+    let length: Int64
     /// Nothing was known of this version before: its bytes are worth keeping.
     let isNew: Bool
 }

@@ -23,7 +23,4 @@ package final class ByteAllowance: Sendable {
     package func giveBack(_ bytes: Int) {
         taken.withLock { $0 = max(0, $0 - bytes) }
     }
-
-    /// Bytes taken now.
-    package var inUse: Int { taken.withLock { $0 } }
 }

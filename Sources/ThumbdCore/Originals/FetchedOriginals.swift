@@ -82,14 +82,19 @@ package final class FetchedOriginals<Store: OriginStore>: Sendable {
     /// one thumbnails are made from, the first time this version is seen.
     package func keep(_ id: String, bytes: [UInt8], version: SourceVersion) {
         guard version.format != nil else { return }
-        if let previous = known.get(id)?.version, previous.tag == version.tag, previous.format != nil {
-            return remember(id, version)
-        }
+        if hasSeen(id, version) { return remember(id, version) }
         hold(id, bytes: bytes, version: version)
     }
 
-    /// Keeps a whole original of `version`, whatever was known of it (the caller knows it is new
-    /// here: it was told of the version before its bytes came).
+    /// True when `version` of `id` was seen before with its format: its bytes were kept then,
+    /// or are not worth keeping again.
+    package func hasSeen(_ id: String, _ version: SourceVersion) -> Bool {
+        guard let previous = known.get(id)?.version else { return false }
+        return previous.tag == version.tag && previous.format != nil
+    }
+
+    /// Keeps a whole original of `version`, whatever was known of it (the caller asked
+    /// `hasSeen` when its answer came, before its bytes).
     package func hold(_ id: String, bytes: [UInt8], version: SourceVersion) {
         originals.put(store.sourceName(id), OriginalStore.Original(bytes: bytes, version: version))
         remember(id, version)
