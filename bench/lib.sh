@@ -89,6 +89,19 @@ cpu_ticks() {
     sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'
 }
 
+# fetch_all URLS_FILE [CURL_ARGS...] -> the elapsed seconds of fetching every url of a curl
+# config file, 4 at a time; fails unless every answer is a 200
+fetch_all() {
+    local start end codes count ok
+    count=$(grep -c '^url' "$1")
+    start=$(date +%s.%N)
+    codes=$(curl -s --no-progress-meter -Z --parallel-max 4 "${@:2}" -K "$1" -w '%{http_code}\n')
+    end=$(date +%s.%N)
+    ok=$(grep -c '^200$' <<< "$codes" || true)
+    [ "$ok" -eq "$count" ] || { echo "only $ok of $count answers were 200" >&2; return 1; }
+    echo "$end - $start" | bc -l
+}
+
 # wait_for_port PORT: until something answers on 127.0.0.1:PORT
 wait_for_port() {
     for _ in $(seq 1 100); do

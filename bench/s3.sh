@@ -53,27 +53,16 @@ stop() {
     THUMBD_PID=
 }
 
-# fetch URLS_FILE -> the elapsed seconds; fails unless every answer is a 200
-fetch() {
-    local start end codes count ok
-    count=$(grep -c '^url' "$1")
-    start=$(date +%s.%N)
-    codes=$(curl -s --no-progress-meter -Z --parallel-max 4 "${@:2}" -K "$1" -w '%{http_code}\n')
-    end=$(date +%s.%N)
-    ok=$(grep -c '^200$' <<< "$codes" || true)
-    [ "$ok" -eq "$count" ] || { echo "only $ok of $count answers were 200" >&2; return 1; }
-    echo "$end - $start" | bc -l
-}
 
 thumbnail_urls="$BENCH_DIR/s3-thumb-urls.txt"
 miss_urls "$THUMBD_PORT" "$PASSES" "${names[@]}" > "$thumbnail_urls"
 thumbnails=$(grep -c '^url' "$thumbnail_urls")
 
 serve "$LIB"
-folder_seconds=$(fetch "$thumbnail_urls")
+folder_seconds=$(fetch_all "$thumbnail_urls")
 stop
 serve "s3://$bucket/"
-s3_seconds=$(fetch "$thumbnail_urls")
+s3_seconds=$(fetch_all "$thumbnail_urls")
 gets=$(curl -s "http://127.0.0.1:$THUMBD_PORT/metrics" | awk '/^thumbd_s3_requests_total\{operation="get",result="ok"\}/ { print $2 }')
 
 # Originals: through thumbd (still serving the bucket), then straight from radosgw.
@@ -95,9 +84,9 @@ through_runs=() straight_runs=()
 through_store=0 through_thumbd=0 straight_store=0
 for _ in $(seq 1 "$ROUNDS"); do
     s0=$(store_ticks) t0=$(cpu_ticks "$THUMBD_PID")
-    through_runs+=("$(fetch "$through")")
+    through_runs+=("$(fetch_all "$through")")
     s1=$(store_ticks) t1=$(cpu_ticks "$THUMBD_PID")
-    straight_runs+=("$(fetch "$straight" "${signed[@]}")")
+    straight_runs+=("$(fetch_all "$straight" "${signed[@]}")")
     s2=$(store_ticks)
     through_store=$((through_store + s1 - s0)) through_thumbd=$((through_thumbd + t1 - t0)) straight_store=$((straight_store + s2 - s1))
 done
@@ -132,12 +121,12 @@ rm -f "$BENCH_DIR/s3-large-done" "$BENCH_DIR/s3-large-peak"
     sleep 0.02
   done ) &
 sampler=$!
-large_through_seconds=$(fetch "$large_through")
+large_through_seconds=$(fetch_all "$large_through")
 touch "$BENCH_DIR/s3-large-done"
 wait "$sampler"
 rss_peak=$(cat "$BENCH_DIR/s3-large-peak")
 stop
-large_straight_seconds=$(fetch "$large_straight" "${signed[@]}")
+large_straight_seconds=$(fetch_all "$large_straight" "${signed[@]}")
 
 echo "S3 library (Ceph RGW on loopback) against the folder library: ${#names[@]} photos"
 echo "thumbnail misses: $thumbnails distinct thumbnails (4 sizes x $PASSES passes), 4 concurrent clients, fresh caches"

@@ -63,15 +63,11 @@ ticks() {
 
 # run URLS_FILE -> "seconds cpu_ticks"; every answer must be a 200
 run() {
-    local start end codes ok t0 t1
+    local seconds t0 t1
     t0=$(ticks "$SERVER_PID")
-    start=$(date +%s.%N)
-    codes=$(curl -s --no-progress-meter -Z --parallel-max 4 -K "$1" -w '%{http_code}\n')
-    end=$(date +%s.%N)
+    seconds=$(fetch_all "$1")
     t1=$(ticks "$SERVER_PID")
-    ok=$(grep -c '^200$' <<< "$codes" || true)
-    [ "$ok" -eq "$count" ] || { echo "only $ok of $count thumbnails were 200" >&2; return 1; }
-    echo "$(echo "$end - $start" | bc -l) $((t1 - t0))"
+    echo "$seconds $((t1 - t0))"
 }
 
 thumbd_rates=() thumbd_cpu=() thumbor_rates=() thumbor_cpu=()
