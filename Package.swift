@@ -59,8 +59,8 @@ let package = Package(
                 cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])],
                 linkerSettings: [.linkedLibrary("opencv_objdetect"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core")]),
         // FFmpeg's libraries (Debian's libavformat-dev, libavcodec-dev, libswscale-dev) behind a C
-        // interface: a video's facts and one frame of it, from bytes in memory. With `Video`, its
-        // Swift face: groundwork for issue 37, tested on its own, not yet used by the server.
+        // interface: a video's facts and one frame of it, read through a reader of ours (memory,
+        // a file, ranged GETs). With `Video`, its Swift face.
         .target(name: "CVideoShim",
                 linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"),
                                  .linkedLibrary("avutil")]),
@@ -86,6 +86,7 @@ let package = Package(
             "Locking",
             "ThumbHash",
             "ThumbdProtocol",
+            "Video",
             "WireCoding",
             .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
@@ -105,6 +106,7 @@ let package = Package(
             "Locking",
             "ThumbdCore",
             "ThumbdProtocol",
+            "Video",
             "WireCoding",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Yams", package: "Yams"),

@@ -9,43 +9,57 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
-/* The bytes an AVIOContext reads from. */
+/* Where an AVIOContext reads: the caller's reader and a position in it. */
 typedef struct {
-    const unsigned char *data;
-    size_t length;
-    size_t position;
-} memory_source;
+    const tv_video_reader *reader;
+    int64_t position;
+    int failed;
+} reader_source;
 
-static int read_memory(void *opaque, uint8_t *buffer, int size) {
-    memory_source *m = opaque;
-    if (m->position >= m->length) return AVERROR_EOF;
-    size_t n = m->length - m->position;
-    if (n > (size_t)size) n = (size_t)size;
-    memcpy(buffer, m->data + m->position, n);
-    m->position += n;
-    return (int)n;
+static int read_source(void *opaque, uint8_t *buffer, int size) {
+    reader_source *r = opaque;
+    if (r->position >= r->reader->length) return AVERROR_EOF;
+    int64_t left = r->reader->length - r->position;
+    if (left < size) size = (int)left;
+    int n = r->reader->read_at(r->reader->opaque, r->position, buffer, size);
+    if (n < 0) {
+        r->failed = 1;
+        return AVERROR(EIO);
+    }
+    if (n == 0) return AVERROR_EOF;
+    r->position += n;
+    return n;
 }
 
-static int64_t seek_memory(void *opaque, int64_t offset, int whence) {
-    memory_source *m = opaque;
-    if (whence & AVSEEK_SIZE) return (int64_t)m->length;
+static int64_t seek_source(void *opaque, int64_t offset, int whence) {
+    reader_source *r = opaque;
+    if (whence & AVSEEK_SIZE) return r->reader->length;
     int64_t base = 0;
     switch (whence & ~AVSEEK_FORCE) {
     case SEEK_SET: base = 0; break;
-    case SEEK_CUR: base = (int64_t)m->position; break;
-    case SEEK_END: base = (int64_t)m->length; break;
+    case SEEK_CUR: base = r->position; break;
+    case SEEK_END: base = r->reader->length; break;
     default: return -1;
     }
     int64_t target = base + offset;
-    if (target < 0 || target > (int64_t)m->length) return -1;
-    m->position = (size_t)target;
+    if (target < 0 || target > r->reader->length) return -1;
+    r->position = target;
     return target;
+}
+
+static double monotonic_seconds(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + now.tv_nsec / 1e9;
 }
 
 /* An open input: the container, its video stream and a decoder for it. */
 typedef struct {
-    memory_source source;
+    reader_source source;
+    /* Past it (monotonic seconds), FFmpeg's blocking calls are interrupted; 0: never. */
+    double deadline;
     AVIOContext *io;
     AVFormatContext *format;
     AVCodecContext *decoder;
@@ -72,16 +86,37 @@ static void close_input(video_input *in) {
     }
 }
 
+static int past_deadline(void *opaque) {
+    const video_input *in = opaque;
+    return in->deadline > 0 && monotonic_seconds() > in->deadline;
+}
+
+/* Why opening or reading failed, once the reader and the clock have had their say. */
+static tv_video_status failure(const video_input *in, tv_video_status otherwise, char *message, size_t message_size) {
+    if (in->source.failed) {
+        say(message, message_size, "the video's bytes could not be read", 0);
+        return TV_VIDEO_READ_FAILED;
+    }
+    if (past_deadline((void *)in)) {
+        say(message, message_size, "the video took longer than its time limit to decode", 0);
+        return TV_VIDEO_TIMED_OUT;
+    }
+    return otherwise;
+}
+
 /* Opens the container and finds its video stream; with `decode`, opens a decoder for it. */
-static tv_video_status open_input(video_input *in, const unsigned char *data, size_t length, int decode,
+static tv_video_status open_input(video_input *in, const tv_video_reader *reader, double max_seconds, int decode,
                                   char *message, size_t message_size) {
+    /* FFmpeg's own log goes to stderr: the server's log is ours, and problems carry the detail. */
+    av_log_set_level(AV_LOG_QUIET);
     memset(in, 0, sizeof *in);
-    in->source = (memory_source){ data, length, 0 };
+    in->source = (reader_source){ reader, 0, 0 };
+    in->deadline = max_seconds > 0 ? monotonic_seconds() + max_seconds : 0;
     in->stream = -1;
     const int buffer_size = 64 * 1024;
     unsigned char *buffer = av_malloc(buffer_size);
     if (!buffer) return TV_VIDEO_NO_MEMORY;
-    in->io = avio_alloc_context(buffer, buffer_size, 0, &in->source, read_memory, NULL, seek_memory);
+    in->io = avio_alloc_context(buffer, buffer_size, 0, &in->source, read_source, NULL, seek_source);
     if (!in->io) {
         av_free(buffer);
         return TV_VIDEO_NO_MEMORY;
@@ -90,20 +125,21 @@ static tv_video_status open_input(video_input *in, const unsigned char *data, si
     if (!in->format) return TV_VIDEO_NO_MEMORY;
     in->format->pb = in->io;
     in->format->flags |= AVFMT_FLAG_CUSTOM_IO;
+    in->format->interrupt_callback = (AVIOInterruptCB){ past_deadline, in };
     /* Only what the bytes are: no protocol may be opened from inside a file (HLS, concat). */
     in->format->protocol_whitelist = av_strdup("");
     int rc = avformat_open_input(&in->format, NULL, NULL, NULL);
     if (rc < 0) {
         in->format = NULL;  /* freed by avformat_open_input on failure */
         say(message, message_size, "not a video container FFmpeg reads", rc);
-        return TV_VIDEO_NOT_VIDEO;
+        return failure(in, TV_VIDEO_NOT_VIDEO, message, message_size);
     }
     in->format->probesize = 5 * 1024 * 1024;
     in->format->max_analyze_duration = 5 * AV_TIME_BASE;
     rc = avformat_find_stream_info(in->format, NULL);
     if (rc < 0) {
         say(message, message_size, "the container's streams cannot be read", rc);
-        return TV_VIDEO_BROKEN;
+        return failure(in, TV_VIDEO_BROKEN, message, message_size);
     }
     const AVCodec *codec = NULL;
     in->stream = av_find_best_stream(in->format, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
@@ -142,26 +178,27 @@ static int rotation_of(const AVStream *stream) {
     return degrees < 0 ? degrees + 360 : degrees;
 }
 
-tv_video_status tv_video_probe(const unsigned char *data, size_t length, tv_video_info *info,
-                               char *message, size_t message_size) {
+static void describe(const video_input *in, tv_video_info *info) {
+    if (in->stream >= 0) {
+        const AVStream *stream = in->format->streams[in->stream];
+        info->width = stream->codecpar->width;
+        info->height = stream->codecpar->height;
+        info->rotation = rotation_of(stream);
+        AVRational rate = stream->avg_frame_rate.num ? stream->avg_frame_rate : stream->r_frame_rate;
+        info->frame_rate = rate.num && rate.den ? av_q2d(rate) : 0;
+        snprintf(info->codec, sizeof info->codec, "%s", avcodec_get_name(stream->codecpar->codec_id));
+    }
+    if (in->format) {
+        info->duration = in->format->duration != AV_NOPTS_VALUE ? in->format->duration / (double)AV_TIME_BASE : -1;
+        snprintf(info->container, sizeof info->container, "%s", in->format->iformat->name);
+    }
+}
+
+tv_video_status tv_video_probe(const tv_video_reader *reader, tv_video_info *info, char *message, size_t message_size) {
     memset(info, 0, sizeof *info);
     video_input in;
-    tv_video_status status = open_input(&in, data, length, 0, message, message_size);
-    if (status == TV_VIDEO_OK || status == TV_VIDEO_UNSUPPORTED) {
-        if (in.stream >= 0) {
-            const AVStream *stream = in.format->streams[in.stream];
-            info->width = stream->codecpar->width;
-            info->height = stream->codecpar->height;
-            info->rotation = rotation_of(stream);
-            AVRational rate = stream->avg_frame_rate.num ? stream->avg_frame_rate : stream->r_frame_rate;
-            info->frame_rate = rate.num && rate.den ? av_q2d(rate) : 0;
-            snprintf(info->codec, sizeof info->codec, "%s", avcodec_get_name(stream->codecpar->codec_id));
-        }
-        if (in.format) {
-            info->duration = in.format->duration != AV_NOPTS_VALUE ? in.format->duration / (double)AV_TIME_BASE : -1;
-            snprintf(info->container, sizeof info->container, "%s", in.format->iformat->name);
-        }
-    }
+    tv_video_status status = open_input(&in, reader, 0, 0, message, message_size);
+    if (status == TV_VIDEO_OK || status == TV_VIDEO_UNSUPPORTED) describe(&in, info);
     close_input(&in);
     return status;
 }
@@ -200,19 +237,28 @@ static double seconds_of(const AVFrame *frame, const AVStream *stream) {
     return (pts - start) * av_q2d(stream->time_base);
 }
 
-tv_video_status tv_video_frame(const unsigned char *data, size_t length, double seconds,
-                               const tv_video_limits *limits, unsigned char **rgb, int *width,
-                               int *height, double *shown_at, char *message, size_t message_size) {
+tv_video_status tv_video_frame(const tv_video_reader *reader, double seconds, double fraction,
+                               const tv_video_limits *limits, tv_video_info *info, unsigned char **rgb,
+                               int *width, int *height, double *shown_at, char *message, size_t message_size) {
     *rgb = NULL;
     *width = *height = 0;
     *shown_at = -1;
+    memset(info, 0, sizeof *info);
     video_input in;
-    tv_video_status status = open_input(&in, data, length, 1, message, message_size);
+    tv_video_status status = open_input(&in, reader, limits->max_seconds, 1, message, message_size);
     if (status != TV_VIDEO_OK) {
         close_input(&in);
         return status;
     }
+    describe(&in, info);
+    if (limits->max_duration > 0 && info->duration > limits->max_duration) {
+        if (message && message_size)
+            snprintf(message, message_size, "the video lasts %.1f s, over the limit of %.0f s", info->duration, limits->max_duration);
+        close_input(&in);
+        return TV_VIDEO_TOO_LONG;
+    }
     AVStream *stream = in.format->streams[in.stream];
+    if (fraction >= 0) seconds = info->duration > 0 ? fraction * info->duration : 0;
     if ((long long)stream->codecpar->width * stream->codecpar->height > limits->max_pixels) {
         say(message, message_size, "the video's frames are over the pixel limit", 0);
         close_input(&in);
@@ -247,7 +293,11 @@ tv_video_status tv_video_frame(const unsigned char *data, size_t length, double 
         have = 1;
         *shown_at = at;
         if (at >= 0 && fabs(at - seconds) < 1e-6) break;
-        if (decoded >= limits->max_decoded_frames) break;
+        if (decoded >= limits->max_decoded_frames || past_deadline(&in)) break;
+    }
+    if (in.source.failed || past_deadline(&in)) {
+        status = failure(&in, TV_VIDEO_BROKEN, message, message_size);
+        goto done;
     }
     if (!have) {
         say(message, message_size, "no frame of the video could be decoded", 0);

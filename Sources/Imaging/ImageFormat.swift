@@ -1,6 +1,11 @@
-/// Image formats recognized from their leading bytes (never from the file name).
+/// Source formats recognized from their leading bytes (never from the file name): images, and
+/// the videos whose poster frames and previews thumbd makes (`isVideo`).
 public enum ImageFormat: String, Sendable, CaseIterable {
     case jpeg, png, gif, webp, avif, heic, tiff, jxl, bmp, svg, pdf
+    case mp4, mov, webm
+
+    /// A video container: its thumbnails are made from a frame (FFmpeg), not by libvips' loaders.
+    public var isVideo: Bool { self == .mp4 || self == .mov || self == .webm }
 
     public var mediaType: String {
         switch self {
@@ -15,6 +20,9 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         case .bmp: "image/bmp"
         case .svg: "image/svg+xml"
         case .pdf: "application/pdf"
+        case .mp4: "video/mp4"
+        case .mov: "video/quicktime"
+        case .webm: "video/webm"
         }
     }
 
@@ -41,7 +49,13 @@ public enum ImageFormat: String, Sendable, CaseIterable {
             let brand = String(decoding: b[8..<12], as: UTF8.self)
             if brand == "avif" || brand == "avis" { return .avif }
             if ["heic", "heix", "hevc", "hevx", "mif1", "msf1"].contains(brand) { return .heic }
+            if brand == "qt  " { return .mov }
+            if Self.mp4Brands.contains(brand) { return .mp4 }
         }
+        // Old QuickTime files open with their movie box (or a `wide` pad before the media).
+        if starts(Array("moov".utf8), at: 4) || starts(Array("wide".utf8), at: 4) { return .mov }
+        // EBML, whose document type (within the header's first bytes) says WebM.
+        if starts([0x1A, 0x45, 0xDF, 0xA3]), Self.contains(Array(b.prefix(64)), Array("webm".utf8)) { return .webm }
         if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) { return .tiff }
         if starts([0xFF, 0x0A]) || starts([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) { return .jxl }
         if starts(Array("BM".utf8)) && b.count >= 14 { return .bmp }
@@ -52,6 +66,10 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         if text.first == UInt8(ascii: "<"), Self.contains(Array(text), Array("<svg".utf8)) { return .svg }
         return nil
     }
+
+    /// ISO base media brands of MP4 video (HEIF and AVIF brands are images, sniffed before).
+    static let mp4Brands: Set<String> = ["isom", "iso2", "iso4", "iso5", "iso6", "iso8", "iso9", "mp41", "mp42", "avc1",
+                                         "M4V ", "M4VP", "dash", "3gp4", "3gp5", "3gp6", "3g2a", "mmp4", "MSNV", "XAVC", "f4v "]
 
     private static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
         guard haystack.count >= needle.count else { return false }

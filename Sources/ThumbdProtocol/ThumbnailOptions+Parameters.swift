@@ -184,6 +184,15 @@ extension ThumbnailOptions {
                                     effect: "The page of a multi-page TIFF or HEIF. Past the last page: a 400 naming `page`."),
                      read: { o, text, _ throws(ParameterError) in o.page = try ParameterText.integer("page", text, in: pageRange) },
                      normal: { n in n.normal.page != 1 ? String(n.normal.page) : nil }, given: { o in o.page.map(String.init) }),
+        URLParameter(name: "t",
+                     summary: .init(values: "seconds 0..86,400 (to the millisecond), or `N%` of the duration (`N%25` in a URL)", defaultValue: "1 s, or 10% of a clip shorter than 10 s; later when that frame is black",
+                                    effect: "The time of a video's poster frame: the frame shown then, decoded from the keyframe before it. Images ignore it; so does a preview (`anim=1`)."),
+                     read: { o, text, _ throws(ParameterError) in
+            guard let time = VideoTime(text) else {
+                throw ParameterError(parameter: "t", detail: "t must be seconds in 0...86400 or a percentage such as 25%, got '\(text)'")
+            }
+            o.time = time
+        }, normal: { n in n.normal.time?.description }, given: { o in o.time?.description }),
     ]
 
     private static func flagText(_ on: Bool) -> String { on ? "1" : "0" }

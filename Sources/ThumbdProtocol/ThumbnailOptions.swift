@@ -81,6 +81,8 @@ public struct ThumbnailOptions: Sendable, Hashable {
     public var page: Int?
     /// `redact`: what is pixelated in the source before anything else (`face`: every face found).
     public var redact: Redaction?
+    /// `t`: when in a video its poster frame is taken.
+    public var time: VideoTime?
 
     /// What `wm` names.
     public enum WatermarkChoice: Sendable, Hashable {
@@ -213,7 +215,7 @@ public struct ThumbnailOptions: Sendable, Hashable {
                                       trim: trim, focus: focus, rotation: rotation, mirrored: mirrored,
                                       padding: hinted ? padding : padding?.scaled(by: ratio), background: background,
                                       blur: blur, sharpen: sharpen, gray: gray ?? false, maxBytes: maxBytes, page: page ?? 1,
-                                      redact: redact)
+                                      redact: redact, time: time)
         let form = URLParameter.NormalForm(options: self, normal: normal, hinted: hinted, ratio: ratio, width: w, height: h, output: output)
         return Self.parameters.compactMap { parameter in parameter.normal(form).map { (parameter.name, $0) } }
     }

@@ -55,13 +55,16 @@ public struct TransformOptions: Sendable, Hashable {
     public var avifEffort: Int?
     /// `redact=face`: every face found pixelated in the source, first.
     public var redact: Redaction?
+    /// `t`: the time of a video's poster frame; nil: the server's choice. Dropped for images
+    /// (`resolved(for:)`) and for animated previews.
+    public var time: VideoTime?
 
     public init(width: Int? = nil, height: Int? = nil, fit: Fit = .contain, crop: Crop = .center, enlarge: Bool = false,
                 format: OutputFormat? = nil, quality: Int? = OutputFormat.defaultQuality, progressive: Bool = false,
                 animated: Bool = false, region: PixelRect? = nil, trim: Int? = nil, focus: FocalPoint? = nil, rotation: Int = 0,
                 mirrored: Bool = false, padding: EdgeInsets? = nil, background: RGBAColor? = nil, blur: Double? = nil,
                 sharpen: Double? = nil, gray: Bool = false, watermark: Watermark? = nil, maxBytes: Int? = nil, page: Int = 1,
-                avifEffort: Int? = nil, redact: Redaction? = nil) {
+                avifEffort: Int? = nil, redact: Redaction? = nil, time: VideoTime? = nil) {
         self.width = width
         self.height = height
         self.fit = fit
@@ -86,6 +89,7 @@ public struct TransformOptions: Sendable, Hashable {
         self.page = page
         self.avifEffort = avifEffort
         self.redact = redact
+        self.time = time
         normalize()
     }
 
@@ -121,6 +125,8 @@ public struct TransformOptions: Sendable, Hashable {
             || watermark != nil || redact != nil {
             animated = false
         }
+        // A video's preview spreads its frames over the whole clip.
+        if keepsFrames { time = nil }
     }
 
     /// Whether the output keeps every frame: asked for, and WebP (an unsettled format becomes

@@ -77,7 +77,7 @@ public struct TransformRequest: Sendable, Equatable {
                                    blur: requested.blur, sharpen: requested.sharpen, gray: requested.gray ?? false,
                                    watermark: try Self.watermark(requested, defaults: defaults, ratio: ratio),
                                    maxBytes: requested.maxBytes, page: requested.page ?? 1, avifEffort: defaults.avifEffort,
-                                   redact: requested.redact)
+                                   redact: requested.redact, time: requested.time)
         negotiatesFormat = requested.format == .auto
     }
 

@@ -26,8 +26,8 @@ public struct VideoFrame: Sendable {
     public var shownAt: Double?
 }
 
-/// FFmpeg (through `CVideoShim`) over the bytes of a video in memory. Blocking: worker threads
-/// call it. Nothing but the bytes given is read.
+/// FFmpeg (through `CVideoShim`) over a video's bytes (`VideoReader`: only the parts FFmpeg
+/// asks for are read). Blocking: worker threads call it.
 public enum VideoDecoder {
     public struct Limits: Sendable {
         public var maxPixels: Int
@@ -35,39 +35,83 @@ public enum VideoDecoder {
         public var maxDecodedFrames: Int
         /// Packets read in all: an endless or padded stream stops here.
         public var maxPackets: Int
+        /// Seconds the video may last (by its container); nil: any.
+        public var maxDuration: Double?
+        /// Wall-clock seconds one call may take; nil: no bound.
+        public var maxSeconds: Double?
 
-        public init(maxPixels: Int, maxDecodedFrames: Int = 600, maxPackets: Int = 20_000) {
+        public init(maxPixels: Int, maxDecodedFrames: Int = 600, maxPackets: Int = 20_000, maxDuration: Double? = nil,
+                    maxSeconds: Double? = nil) {
             self.maxPixels = maxPixels
             self.maxDecodedFrames = maxDecodedFrames
             self.maxPackets = maxPackets
+            self.maxDuration = maxDuration
+            self.maxSeconds = maxSeconds
         }
     }
 
+    /// When in the video a frame is taken.
+    public enum Moment: Sendable, Equatable {
+        case seconds(Double)
+        /// A fraction 0...1 of the duration (the start when it is unknown).
+        case fraction(Double)
+    }
+
     public static func probe(_ bytes: [UInt8]) throws(VideoError) -> VideoInfo {
+        try probe(VideoReader(bytes: bytes))
+    }
+
+    public static func probe(_ reader: VideoReader) throws(VideoError) -> VideoInfo {
         var info = tv_video_info()
         var message = [CChar](repeating: 0, count: 256)
-        let status = bytes.withUnsafeBufferPointer { tv_video_probe($0.baseAddress, $0.count, &info, &message, message.count) }
+        let status = withCReader(reader) { tv_video_probe($0, &info, &message, message.count) }
         guard status == TV_VIDEO_OK else { throw VideoError(status, message: text(message)) }
-        return VideoInfo(duration: info.duration >= 0 ? info.duration : nil, width: Int(info.width), height: Int(info.height),
-                         rotation: Int(info.rotation), frameRate: info.frame_rate > 0 ? info.frame_rate : nil,
-                         codec: field(info.codec), container: field(info.container))
+        return made(info)
     }
 
     /// The frame shown at `seconds` (the last one when it is past the end).
     public static func frame(of bytes: [UInt8], at seconds: Double, limits: Limits) throws(VideoError) -> VideoFrame {
+        try frame(of: VideoReader(bytes: bytes), at: .seconds(seconds), limits: limits).frame
+    }
+
+    /// The frame shown at `moment`, and what the video is (one opening of the container).
+    public static func frame(of reader: VideoReader, at moment: Moment, limits: Limits) throws(VideoError) -> (frame: VideoFrame, info: VideoInfo) {
         var limitsC = tv_video_limits(max_pixels: Int64(limits.maxPixels), max_decoded_frames: Int32(limits.maxDecodedFrames),
-                                      max_packets: Int64(limits.maxPackets))
+                                      max_packets: Int64(limits.maxPackets), max_duration: limits.maxDuration ?? 0,
+                                      max_seconds: limits.maxSeconds ?? 0)
+        let (seconds, fraction): (Double, Double) = switch moment {
+        case .seconds(let s): (s, -1)
+        case .fraction(let f): (0, min(1, max(0, f)))
+        }
+        var info = tv_video_info()
         var rgb: UnsafeMutablePointer<UInt8>?
         var width: Int32 = 0, height: Int32 = 0
         var shownAt = -1.0
         var message = [CChar](repeating: 0, count: 256)
-        let status = bytes.withUnsafeBufferPointer {
-            tv_video_frame($0.baseAddress, $0.count, seconds, &limitsC, &rgb, &width, &height, &shownAt, &message, message.count)
+        let status = withCReader(reader) {
+            tv_video_frame($0, seconds, fraction, &limitsC, &info, &rgb, &width, &height, &shownAt, &message, message.count)
         }
         guard status == TV_VIDEO_OK, let rgb else { throw VideoError(status, message: text(message)) }
         defer { tv_video_free(rgb) }
         let pixels = Array(UnsafeBufferPointer(start: rgb, count: Int(width) * Int(height) * 3))
-        return VideoFrame(rgb: pixels, width: Int(width), height: Int(height), shownAt: shownAt >= 0 ? shownAt : nil)
+        return (VideoFrame(rgb: pixels, width: Int(width), height: Int(height), shownAt: shownAt >= 0 ? shownAt : nil), made(info))
+    }
+
+    private static func made(_ info: tv_video_info) -> VideoInfo {
+        VideoInfo(duration: info.duration >= 0 ? info.duration : nil, width: Int(info.width), height: Int(info.height),
+                  rotation: Int(info.rotation), frameRate: info.frame_rate > 0 ? info.frame_rate : nil,
+                  codec: field(info.codec), container: field(info.container))
+    }
+
+    /// `body` with a C reader whose calls go to `reader` (alive for the call).
+    private static func withCReader<R>(_ reader: VideoReader, _ body: (UnsafePointer<tv_video_reader>) -> R) -> R {
+        let opaque = Unmanaged.passUnretained(reader).toOpaque()
+        var c = tv_video_reader(opaque: opaque, read_at: { opaque, offset, buffer, size in
+            let reader = Unmanaged<VideoReader>.fromOpaque(opaque!).takeUnretainedValue()
+            guard let n = reader.read(at: Int(offset), into: UnsafeMutableRawBufferPointer(start: buffer, count: Int(size))) else { return -1 }
+            return Int32(n)
+        }, length: Int64(reader.length))
+        return withExtendedLifetime(reader) { body(&c) }
     }
 
     /// A NUL-terminated message the shim wrote into `message`.

@@ -1,6 +1,6 @@
 import CVideoShim
 
-/// Why a video could not be read. The server will map each to its problem (415, 422).
+/// Why a video could not be read. The server maps each to its problem (415, 422, 502, 504).
 public enum VideoError: Error, Equatable, Sendable {
     /// No container FFmpeg reads, or no video stream in it.
     case notVideo(String)
@@ -8,16 +8,33 @@ public enum VideoError: Error, Equatable, Sendable {
     case unsupported(String)
     /// Frames over the pixel limit.
     case tooLarge(String)
+    /// A duration over the limit.
+    case tooLong(String)
     /// Nothing could be decoded within the limits (truncated, corrupt, endless).
     case broken(String)
+    /// The decode took longer than its time limit.
+    case timedOut(String)
+    /// The bytes could not be read (the store failed, the file went).
+    case readFailed(String)
 
     init(_ status: tv_video_status, message: String) {
         switch status {
         case TV_VIDEO_NOT_VIDEO: self = .notVideo(message)
         case TV_VIDEO_UNSUPPORTED: self = .unsupported(message)
         case TV_VIDEO_TOO_LARGE: self = .tooLarge(message)
+        case TV_VIDEO_TOO_LONG: self = .tooLong(message)
+        case TV_VIDEO_TIMED_OUT: self = .timedOut(message)
+        case TV_VIDEO_READ_FAILED: self = .readFailed(message)
         case TV_VIDEO_NO_MEMORY: self = .broken("out of memory")
         default: self = .broken(message)
+        }
+    }
+
+    /// What it says, for a problem's detail.
+    public var message: String {
+        switch self {
+        case .notVideo(let m), .unsupported(let m), .tooLarge(let m), .tooLong(let m), .broken(let m), .timedOut(let m),
+             .readFailed(let m): m
         }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
-import Video
+@testable import Video
 
 /// FFmpeg through `CVideoShim`, on clips the real `ffmpeg` command makes at test time: a red
 /// second, a green one and a blue one, in several codecs and containers, so the frame at a
@@ -12,22 +12,19 @@ import Video
     /// A clip of three one-second segments (red, green, blue), 160 x 120 at 25 frames a second,
     /// a keyframe each second; `codec` and `container` as ffmpeg names them.
     static func segments(_ codec: String, _ container: String, extra: [String] = []) throws -> [UInt8] {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("thumbd-video-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let output = folder.appendingPathComponent("clip.\(container)").path
-        var arguments = ["-hide_banner", "-loglevel", "error"]
-        for colour in ["red", "lime", "blue"] { arguments += ["-f", "lavfi", "-i", "color=c=\(colour):s=160x120:r=25:d=1"] }
-        arguments += ["-filter_complex", "[0][1][2]concat=n=3:v=1:a=0,format=yuv420p", "-c:v", codec, "-g", "25"] + extra + [output]
-        let result = try runProgram("/usr/bin/ffmpeg", arguments, timeout: 120)
-        guard result.status == 0 else { throw VideoError.broken("ffmpeg failed: \(result.errors)") }
-        return Array(try Data(contentsOf: URL(fileURLWithPath: output)))
+        try TestClips.segments(codec: codec, container: container, extra: extra)
     }
 
-    /// The colour in the middle of a frame.
+    /// The colour in the middle of a frame: the mean of a 9 x 9 block (grain averages out).
     static func centre(_ frame: VideoFrame) -> (Int, Int, Int) {
-        let i = ((frame.height / 2) * frame.width + frame.width / 2) * 3
-        return (Int(frame.rgb[i]), Int(frame.rgb[i + 1]), Int(frame.rgb[i + 2]))
+        var sum = (0, 0, 0)
+        for y in (frame.height / 2 - 4)...(frame.height / 2 + 4) {
+            for x in (frame.width / 2 - 4)...(frame.width / 2 + 4) {
+                let i = (y * frame.width + x) * 3
+                sum = (sum.0 + Int(frame.rgb[i]), sum.1 + Int(frame.rgb[i + 1]), sum.2 + Int(frame.rgb[i + 2]))
+            }
+        }
+        return (sum.0 / 81, sum.1 / 81, sum.2 / 81)
     }
 
     static func near(_ colour: (Int, Int, Int), _ expected: (Int, Int, Int)) -> Bool {
@@ -62,26 +59,8 @@ import Video
         #expect(abs((frame.shownAt ?? -1) - 1.48) < 0.05, "shown at \(String(describing: frame.shownAt))")
     }
 
-    /// An MP4 whose track header carries the display matrix of a quarter turn clockwise, as
-    /// phones write for portrait video. (ffmpeg 5.1 no longer writes `-metadata rotate=`, so
-    /// the test writes the matrix into the `tkhd` box itself.)
-    static func quarterTurned(_ mp4: [UInt8]) -> [UInt8] {
-        var bytes = mp4
-        guard let box = (0..<(bytes.count - 4)).first(where: { Array(bytes[$0..<($0 + 4)]) == Array("tkhd".utf8) }),
-              bytes[box + 4] == 0 else { return bytes }
-        // Version 0: flags, creation, modification, track, reserved, duration (24 bytes), then
-        // reserved, layer, group, volume, reserved (16), then the matrix: nine 32-bit numbers.
-        let matrix: [Int32] = [0, 65536, 0, -65536, 0, 0, 0, 0, 1 << 30]
-        var offset = box + 4 + 24 + 16
-        for value in matrix {
-            withUnsafeBytes(of: value.bigEndian) { bytes.replaceSubrange(offset..<(offset + 4), with: $0) }
-            offset += 4
-        }
-        return bytes
-    }
-
     @Test func rotationMetadataIsRead() throws {
-        let bytes = Self.quarterTurned(try Self.segments("libx264", "mp4", extra: ["-preset", "ultrafast"]))
+        let bytes = TestClips.quarterTurned(try Self.segments("libx264", "mp4", extra: ["-preset", "ultrafast"]))
         let info = try VideoDecoder.probe(bytes)
         #expect(info.rotation == 90 && info.width == 160 && info.height == 120, "\(info)")
         // The frame comes as coded: turning it is the caller's.
@@ -109,5 +88,53 @@ import Video
         #expect(throws: VideoError.self) {
             try VideoDecoder.frame(of: bytes, at: 2.5, limits: VideoDecoder.Limits(maxPixels: 40_000_000, maxPackets: 0))
         }
+        // A duration over the limit, from the container's header.
+        #expect(throws: VideoError.self) {
+            try VideoDecoder.frame(of: VideoReader(bytes: bytes), at: .seconds(1), limits: VideoDecoder.Limits(maxPixels: 40_000_000, maxDuration: 2))
+        }
+        // A time limit already spent: FFmpeg's calls are interrupted, never a hang.
+        do {
+            _ = try VideoDecoder.frame(of: VideoReader(bytes: bytes), at: .seconds(2.5),
+                                       limits: VideoDecoder.Limits(maxPixels: 40_000_000, maxSeconds: 1e-9))
+            Issue.record("a spent time limit decoded a frame")
+        } catch {
+            #expect(error == .timedOut("the video took longer than its time limit to decode"), "\(error)")
+        }
+        // A codec nobody decodes: unsupported, not broken.
+        #expect(throws: VideoError.unsupported("no decoder for the video's codec")) {
+            try VideoDecoder.frame(of: TestClips.unknownCodec(bytes), at: 1, limits: Self.limits)
+        }
+        // A reader that fails past its first kilobyte (handing out 512 bytes a read): the read's problem.
+        let failing = VideoReader(length: bytes.count) { offset, buffer in
+            offset < 1024 ? VideoReader(bytes: bytes).readForTests(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: buffer.prefix(512))) : nil
+        }
+        do {
+            _ = try VideoDecoder.frame(of: failing, at: .seconds(2.5), limits: Self.limits)
+            Issue.record("a failing reader decoded a frame")
+        } catch {
+            #expect(error == .readFailed("the video's bytes could not be read"), "\(error)")
+        }
     }
+
+    /// A file read where FFmpeg asks: a frame near the start of a long clip costs a small part
+    /// of it, a percentage picks the time from the duration, and the reader counts its bytes.
+    @Test func aFileIsReadOnlyWhereTheFrameNeedsIt() throws {
+        let bytes = try TestClips.segments(["red", "lime", "blue", "white", "black", "yellow", "cyan", "magenta"], seconds: 2,
+                                           width: 320, height: 240, noise: 12)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("thumbd-reader-\(UUID().uuidString.prefix(8)).mp4").path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let fd = open(path, O_RDONLY)
+        defer { close(fd) }
+        let reader = VideoReader(descriptor: fd, length: bytes.count)
+        let (frame, info) = try VideoDecoder.frame(of: reader, at: .fraction(0.3), limits: Self.limits)
+        // 30% of 16 s is 4.8 s: the blue segment.
+        #expect(abs((info.duration ?? 0) - 16) < 0.1 && Self.near(Self.centre(frame), (0, 0, 255)), "\(info) \(Self.centre(frame))")
+        #expect(reader.bytesRead > 0 && reader.bytesRead < bytes.count, "read \(reader.bytesRead) of \(bytes.count)")
+    }
+}
+
+extension VideoReader {
+    /// The package-internal read, for a test's reader built over another.
+    func readForTests(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) -> Int? { read(at: offset, into: buffer) }
 }

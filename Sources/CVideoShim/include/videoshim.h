@@ -5,8 +5,17 @@
 #include <stdint.h>
 
 /* FFmpeg's libraries behind a C interface of our own: what a video is (probe) and one frame of
- * it as RGB (frame), read from bytes in memory through a custom AVIOContext, so nothing but
- * those bytes is ever opened. Single-threaded decoding; every call bounded by the limits. */
+ * it as RGB (frame), read through a custom AVIOContext from a reader the caller gives (bytes in
+ * memory, a file, ranged GETs), so nothing but those bytes is ever opened, and only the parts
+ * FFmpeg asks for are read. Single-threaded decoding; every call bounded by the limits. */
+
+typedef struct {
+    void *opaque;
+    /* Copies up to `size` bytes from `offset` into `buffer`: how many (0 only at the end), or -1
+     * when they cannot be read. */
+    int (*read_at)(void *opaque, int64_t offset, unsigned char *buffer, int size);
+    int64_t length;
+} tv_video_reader;
 
 typedef struct {
     double duration;        /* seconds; -1 when the container does not say */
@@ -21,6 +30,8 @@ typedef struct {
     long long max_pixels;       /* width x height of the coded frame */
     int max_decoded_frames;     /* frames decoded from the keyframe on before giving up */
     long long max_packets;      /* packets read in all (an endless stream stops here) */
+    double max_duration;        /* seconds the container may say it lasts; 0: any */
+    double max_seconds;         /* wall-clock seconds for the whole call; 0: no bound */
 } tv_video_limits;
 
 typedef enum {
@@ -29,19 +40,22 @@ typedef enum {
     TV_VIDEO_UNSUPPORTED = 2,   /* a codec without a decoder here */
     TV_VIDEO_TOO_LARGE = 3,     /* over max_pixels */
     TV_VIDEO_BROKEN = 4,        /* no frame could be decoded within the limits */
-    TV_VIDEO_NO_MEMORY = 5
+    TV_VIDEO_NO_MEMORY = 5,
+    TV_VIDEO_TOO_LONG = 6,      /* over max_duration */
+    TV_VIDEO_TIMED_OUT = 7,     /* over max_seconds */
+    TV_VIDEO_READ_FAILED = 8    /* the reader failed (a store down, a file gone) */
 } tv_video_status;
 
-tv_video_status tv_video_probe(const unsigned char *data, size_t length, tv_video_info *info,
-                               char *message, size_t message_size);
+tv_video_status tv_video_probe(const tv_video_reader *reader, tv_video_info *info, char *message, size_t message_size);
 
 /* The frame shown at `seconds` (the one at or before it, decoded forward from the keyframe at
  * or before it; the last one when `seconds` is past the end), as packed RGB (3 bytes a pixel,
  * width x 3 a row), malloc'd into *rgb (tv_video_free), as coded (rotation is the caller's).
- * *shown_at is its time in seconds. */
-tv_video_status tv_video_frame(const unsigned char *data, size_t length, double seconds,
-                               const tv_video_limits *limits, unsigned char **rgb, int *width,
-                               int *height, double *shown_at, char *message, size_t message_size);
+ * With `fraction` >= 0, the time is that fraction of the duration instead. *shown_at is its
+ * time in seconds; *info what the video is (as tv_video_probe gives it). */
+tv_video_status tv_video_frame(const tv_video_reader *reader, double seconds, double fraction,
+                               const tv_video_limits *limits, tv_video_info *info, unsigned char **rgb,
+                               int *width, int *height, double *shown_at, char *message, size_t message_size);
 
 void tv_video_free(unsigned char *rgb);
 

@@ -77,7 +77,9 @@ public final class ThumbdApp: HTTPHandler {
                                       limits: .init(maxSourceBytes: config.limits.maxSourceBytes,
                                                     maxSourcePixels: config.limits.maxSourcePixels,
                                                     maxDimension: config.limits.maxDimension, maxFrames: config.limits.maxFrames,
-                                                    sharesDecodes: config.output.sharedDecode),
+                                                    sharesDecodes: config.output.sharedDecode,
+                                                    videoMaxDuration: config.limits.videoMaxDuration,
+                                                    videoMaxDecodeSeconds: config.limits.videoDecodeSeconds),
                                       metrics: metrics, clock: clock, logger: logger, faces: faces)
         // Originals fetched from elsewhere (remote origins, an S3 library) share one tier.
         let originalStore = OriginalStore(memoryBytes: memory.originalsTier, disk: disk)

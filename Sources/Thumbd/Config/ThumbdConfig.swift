@@ -118,6 +118,11 @@ public struct ThumbdConfig: Sendable, Equatable {
         public var queue = 64
         /// Frames an animation (`anim=1`) may have (422 past it).
         public var maxFrames = 300
+        /// Videos whose container says they last longer are refused (422).
+        public var videoMaxDuration: Double = 4 * 3600
+        /// Wall-clock seconds one still of a video (a poster, a preview's frames) may take to
+        /// decode (422 past it): a stream built to be slow cannot hold a worker longer.
+        public var videoDecodeSeconds: Double = 20
         /// Working memory the transforms running at once may hold together (their estimates,
         /// `WorkingMemory`); past it a transform waits for others to finish, and one whose
         /// estimate alone is over it is refused. 0: no bound. nil (`auto`): what

@@ -61,6 +61,7 @@ struct ThumbnailPresenter: Sendable {
             case .read(let seconds): ServerTiming.Step("read", duration: seconds)
             case .fetch(let seconds): ServerTiming.Step("fetch", duration: seconds)
             case .original(let tier, let seconds): ServerTiming.Step("original", duration: seconds, description: tier.rawValue)
+            case .frame(let seconds): ServerTiming.Step("frame", duration: seconds)
             case .transform(let seconds): ServerTiming.Step("transform", duration: seconds)
             }
         })

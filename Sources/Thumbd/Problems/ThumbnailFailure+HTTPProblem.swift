@@ -8,6 +8,7 @@ extension ThumbnailFailure: HTTPProblem {
         case .sourceTooLarge(let bytes, let limit):
             ProblemDetails(.contentTooLarge, detail: "the source is \(bytes) bytes, over the limit of \(limit)")
         case .imaging(let error): error.problem
+        case .video(let error): error.problem
         case .workingMemory(let needed, let limit):
             ProblemDetails(.unprocessableContent,
                            detail: "this transform needs about \(MemoryPlan.mib(needed)) of working memory, over the server's limit of \(MemoryPlan.mib(limit)) (limits.transform_memory_bytes); ask for a smaller output or another format",

@@ -23,6 +23,8 @@ header p { margin: 0; color: var(--muted); font-size: .9rem; }
 .cell a:focus-visible { outline: 3px solid var(--accent); }
 .cell img { display: block; width: 100%; height: auto; aspect-ratio: 1; object-fit: cover; background: #8882; transition: transform .2s; }
 .cell a:hover img { transform: scale(1.03); }
+.cell.video a { position: relative; }
+.cell.video a::after { content: "▶"; position: absolute; right: .5rem; bottom: .5rem; padding: .1rem .45rem; border-radius: 999px; background: rgb(0 0 0 / .6); color: #fff; font-size: .8rem; }
 figcaption { display: flex; flex-direction: column; padding: .45rem .6rem .55rem; min-width: 0; }
 .name { font-weight: 600; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .meta { color: var(--muted); font-size: .8rem; }
@@ -33,7 +35,8 @@ dialog { border: 0; padding: 0; background: transparent; max-width: 100vw; max-h
 dialog::backdrop { background: rgb(0 0 0 / .88); }
 .viewer { display: grid; grid-template-rows: 1fr auto; height: 100%; color: #f5f5f7; }
 .stage { display: flex; align-items: center; justify-content: center; min-height: 0; padding: 3rem 3.5rem .5rem; }
-.stage img { max-width: 100%; max-height: 100%; object-fit: contain; border-radius: 6px; }
+.stage img, .stage video { max-width: 100%; max-height: 100%; object-fit: contain; border-radius: 6px; }
+.stage [hidden] { display: none; }
 .bar { display: flex; align-items: center; justify-content: center; gap: 1rem; padding: .75rem 1rem 1.25rem; }
 .bar .caption { min-width: 0; text-align: center; }
 .bar .meta { color: #a1a1a6; }
@@ -58,7 +61,7 @@ header a { color: var(--accent); text-decoration: none; }
 <dialog id="viewer" aria-label="Image viewer">
   <div class="viewer">
     <button class="close" id="close" aria-label="Close">✕</button>
-    <div class="stage"><img id="large" alt=""></div>
+    <div class="stage"><img id="large" alt=""><video id="player" controls playsinline preload="metadata" hidden></video></div>
     <div class="bar">
       <button id="prev" aria-label="Previous image">←</button>
       <div class="caption"><div id="caption-name" class="name"></div><div id="caption-meta" class="meta"></div></div>
@@ -69,11 +72,16 @@ header a { color: var(--accent); text-decoration: none; }
 <script>
 (() => {
   const links = [...document.querySelectorAll('.cell a')];
-  const viewer = document.getElementById('viewer'), large = document.getElementById('large');
+  const viewer = document.getElementById('viewer'), large = document.getElementById('large'), player = document.getElementById('player');
   let index = 0, opener = null;
   function show(i) {
     index = (i + links.length) % links.length;
     const a = links[index];
+    // A video plays its original (its poster first); an image shows its large size.
+    player.pause();
+    player.hidden = !a.dataset.video;
+    large.hidden = !!a.dataset.video;
+    if (a.dataset.video) { player.poster = a.dataset.large; player.src = a.dataset.video; } else { player.removeAttribute('src'); }
     large.srcset = a.dataset.large + ' 1x, ' + a.dataset.large2x + ' 2x';
     large.src = a.dataset.large;
     large.alt = a.querySelector('img').alt;
@@ -85,7 +93,7 @@ header a { color: var(--accent); text-decoration: none; }
   document.getElementById('prev').onclick = () => show(index - 1);
   document.getElementById('next').onclick = () => show(index + 1);
   document.getElementById('close').onclick = () => viewer.close();
-  viewer.addEventListener('close', () => opener && opener.focus());
+  viewer.addEventListener('close', () => { player.pause(); if (opener) opener.focus(); });
   viewer.addEventListener('keydown', e => {
     if (e.key === 'ArrowLeft') { e.preventDefault(); show(index - 1); }
     if (e.key === 'ArrowRight') { e.preventDefault(); show(index + 1); }

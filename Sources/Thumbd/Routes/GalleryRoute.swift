@@ -46,6 +46,14 @@ struct GalleryRoute: Sendable {
         if !accepted { responder.respond(Overloaded().response) }
     }
 
+    /// `0:07`, `1:02:03`: a video's length as players show it.
+    static func durationText(_ seconds: Double) -> String {
+        let whole = Int(seconds.rounded())
+        let (h, m, s) = (whole / 3600, whole / 60 % 60, whole % 60)
+        let two = { (n: Int) in n < 10 ? "0\(n)" : "\(n)" }
+        return h > 0 ? "\(h):\(two(m)):\(two(s))" : "\(m):\(two(s))"
+    }
+
     static func render(_ snapshot: LibraryIndex.Snapshot, page: Int, selftest: Bool, links: ImageLinks,
                        picsum: PicsumCatalog?) -> String {
         let total = snapshot.items.count
@@ -58,9 +66,13 @@ struct GalleryRoute: Sendable {
             let square = "w=\(cell)&h=\(cell)&fit=cover"
             let thumb = links.url(item.path, square), thumb2x = links.url(item.path, square + "&dpr=2")
             let large = links.url(item.path, "w=1280&h=1280&fit=contain"), large2x = links.url(item.path, "w=1280&h=1280&fit=contain&dpr=2")
-            let size = "\(item.width)×\(item.height) · \(humanBytes(item.bytes))"
+            // A video's tile shows its poster; the viewer plays the original (Range lets it seek).
+            let video = item.format.isVideo ? links.url(item.path) : nil
+            let length = item.facts.video?.duration.map { " · " + durationText($0) } ?? ""
+            let size = "\(item.width)×\(item.height)\(length) · \(humanBytes(item.bytes))"
             cells += """
-            <figure class="cell"><a href="\(html(large))" data-index="\(i)" data-large="\(html(large))" data-large2x="\(html(large2x))" \
+            <figure class="cell\(video == nil ? "" : " video")"><a href="\(html(video ?? large))" data-index="\(i)" data-large="\(html(large))" data-large2x="\(html(large2x))" \
+            \(video.map { "data-video=\"\(html($0))\" " } ?? "")\
             data-name="\(html(name))" data-size="\(html(size))" aria-label="Open \(html(name))">\
             <img src="\(html(thumb))" srcset="\(html(thumb)) 1x, \(html(thumb2x)) 2x" width="\(cell)" height="\(cell)" \
             style="\(html(placeholderStyle(item)))" \

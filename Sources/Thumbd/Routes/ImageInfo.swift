@@ -20,8 +20,18 @@ enum ImageInfo {
         var color: String
         var etag: String
         var url: String
+        /// A video's facts; absent for images.
+        var duration: Double?
+        var codec: String?
+        var frameRate: Double?
         /// Largest first; absent when the server finds no faces (`faces.cascades` empty).
         var faces: [PixelRect]?
+
+        enum CodingKeys: String, CodingKey {
+            case id, width, height, orientation, format, bytes, alpha, frames, placeholder, color, etag, url, duration, codec
+            case frameRate = "frame_rate"
+            case faces
+        }
     }
 
     static func representation(id: String, facts: ImageFacts, faces: [PixelRect]?, originalETag: String, url: String,
@@ -29,6 +39,7 @@ enum ImageInfo {
         let json = JSONBody.encode(Body(id: id, width: facts.width, height: facts.height, orientation: facts.orientation,
                                         format: facts.format.rawValue, bytes: facts.bytes, alpha: facts.alpha, frames: facts.frames,
                                         placeholder: facts.placeholderBase64, color: facts.color, etag: originalETag, url: url,
+                                        duration: facts.video?.duration, codec: facts.video?.codec, frameRate: facts.video?.frameRate,
                                         faces: faces))
         var headers = HTTPHeaders()
         headers.add(.cacheControl, "no-cache")

@@ -44,6 +44,8 @@ struct ListingRoute: Sendable {
         var url: String
         var placeholder: String
         var color: String
+        /// A video's seconds (a grid's duration badge); absent for images.
+        var duration: Double?
     }
 
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {
@@ -69,7 +71,8 @@ struct ListingRoute: Sendable {
         let page = snapshot.items[start..<end]
         let objects = page.map { item in
             ListedImage(id: item.path, width: item.width, height: item.height, bytes: item.bytes, format: item.format.rawValue,
-                        url: links.url(item.path), placeholder: item.facts.placeholderBase64, color: item.facts.color)
+                        url: links.url(item.path), placeholder: item.facts.placeholderBase64, color: item.facts.color,
+                        duration: item.facts.video?.duration)
         }
         var headers = HTTPHeaders()
         headers.add(.cacheControl, "no-cache")

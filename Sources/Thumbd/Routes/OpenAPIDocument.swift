@@ -109,6 +109,7 @@ paths:
       - $ref: '#/components/parameters/wmpad'
       - $ref: '#/components/parameters/mb'
       - $ref: '#/components/parameters/page'
+      - $ref: '#/components/parameters/t'
       - $ref: '#/components/parameters/p'
       - $ref: '#/components/parameters/expires'
       - $ref: '#/components/parameters/s'
@@ -205,6 +206,7 @@ paths:
       - $ref: '#/components/parameters/wmpad'
       - $ref: '#/components/parameters/mb'
       - $ref: '#/components/parameters/page'
+      - $ref: '#/components/parameters/t'
       - $ref: '#/components/parameters/p'
       - $ref: '#/components/parameters/expires'
       - $ref: '#/components/parameters/s'
@@ -1186,6 +1188,21 @@ components:
         minimum: 1
         maximum: 100000
       example: 1
+    t:
+      name: t
+      in: query
+      required: false
+      description: |
+        The time of a video's poster frame: seconds from the start, 0 to 86400, to the
+        millisecond (`12.5`), or a percentage of its duration (`25%`). The frame shown then,
+        decoded from the keyframe at or before it; past the end, the last frame. Without it:
+        1 s in, or 10% of a clip shorter than 10 s, and 25% or 50% when that frame is black.
+        Images ignore it, and so does a preview (`anim=1` with WebP: keyframes spread over
+        the clip).
+      schema:
+        type: string
+        pattern: '^[0-9]{1,6}(\.[0-9]{1,6})?%?$'
+      example: '12.5'
     p:
       name: p
       in: query
@@ -1637,6 +1654,9 @@ components:
         image/bmp: {}
         image/svg+xml: {}
         application/pdf: {}
+        video/mp4: {}
+        video/quicktime: {}
+        video/webm: {}
     ImagePartial:
       description: |
         Part of the image: one range with `Content-Range` and the image's `Content-Type`, or
@@ -1666,6 +1686,9 @@ components:
         image/bmp: {}
         image/svg+xml: {}
         application/pdf: {}
+        video/mp4: {}
+        video/quicktime: {}
+        video/webm: {}
         multipart/byteranges: {}
     ImageNotModified:
       description: Not modified (`If-None-Match` or `If-Modified-Since`); the validators and caching fields, no body.
@@ -2151,9 +2174,9 @@ components:
           type: string
           pattern: '^[0-9]+$'
     ImageFormat:
-      description: A format recognized from the file's first bytes.
+      description: A format recognized from the file's first bytes (`mp4`, `mov` and `webm` are videos).
       type: string
-      enum: [jpeg, png, gif, webp, avif, heic, tiff, jxl, bmp]
+      enum: [jpeg, png, gif, webp, avif, heic, tiff, jxl, bmp, mp4, mov, webm]
     ThumbHash:
       description: A ThumbHash placeholder (about 25 bytes), in standard base64 with padding.
       type: string
@@ -2197,6 +2220,10 @@ components:
           pattern: '^/img/'
         placeholder: {$ref: '#/components/schemas/ThumbHash'}
         color: {$ref: '#/components/schemas/Color'}
+        duration:
+          description: A video's duration in seconds, when its container says; absent for images.
+          type: number
+          minimum: 0
     ImageInfo:
       type: object
       additionalProperties: false
@@ -2241,6 +2268,18 @@ components:
           description: The `/img/...` URL of a library image or the `/proxy?url=...` URL of a remote one (signed when signing is on).
           type: string
           pattern: '^/(img/|proxy\?url=)'
+        duration:
+          description: A video's duration in seconds, when its container says; absent for images.
+          type: number
+          minimum: 0
+        codec:
+          description: A video's codec as FFmpeg names it (`h264`, `hevc`, `vp8`, `vp9`, `av1`); absent for images.
+          type: string
+          minLength: 1
+        frame_rate:
+          description: A video's average frames a second, when known; absent for images.
+          type: number
+          exclusiveMinimum: 0
         faces:
           description: |
             The faces found (frontal ones, about 1/32 of the longer side or larger), largest

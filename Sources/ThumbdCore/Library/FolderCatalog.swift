@@ -1,9 +1,11 @@
 import FileSystem
 import Foundation
 import Imaging
+import Video
 
 /// The library folder as the index reads it: its regular files (symlinks are not listed: they
-/// may point anywhere; hidden names are skipped, as the library refuses them), read whole.
+/// may point anywhere; hidden names are skipped, as the library refuses them), images read
+/// whole, videos where FFmpeg asks.
 package struct FolderCatalog: LibraryCatalog {
     package let root: String
 
@@ -20,10 +22,15 @@ package struct FolderCatalog: LibraryCatalog {
         return entries
     }
 
-    package func read(_ entry: LibraryIndex.Entry) -> (bytes: [UInt8], format: ImageFormat)? {
-        guard let file = FileDescriptor(adopting: open(root + "/" + entry.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) else { return nil }
-        guard let bytes = FileReading.readWhole(file.raw), let format = ImageFormat.sniff(bytes) else { return nil }
-        return (bytes, format)
+    package func read(_ entry: LibraryIndex.Entry) -> SourceContent? {
+        guard let descriptor = FileDescriptor(adopting: open(root + "/" + entry.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) else { return nil }
+        let file = OpenFile(descriptor)
+        guard let head = FileReading.read(file.descriptor, count: ImageFormat.sniffLength), let format = ImageFormat.sniff(head) else {
+            return nil
+        }
+        if format.isVideo { return .video(VideoReader(descriptor: file.descriptor, length: Int(entry.size), keeping: file), format) }
+        guard let bytes = FileReading.readWhole(file.descriptor) else { return nil }
+        return .image(bytes, format)
     }
 
     /// A file version as the index compares it: every field of it, so that a rewrite (which

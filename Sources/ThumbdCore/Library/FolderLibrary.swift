@@ -1,6 +1,7 @@
 import Clocks
 import HTTP
 import ThumbdProtocol
+import Video
 
 /// A library folder: originals straight from their files (kept open, checked against a stat
 /// on every request), thumbnails of them, the listing from walking the tree.
@@ -33,9 +34,16 @@ package struct FolderLibrary: LibraryBackend {
         if let known = index.knownFacts(of: path.value, version: version) {
             facts = known
         } else {
-            guard let bytes = entry.content ?? entry.readAll() else { throw LibraryChange.changedWhileRead }
-            facts = try index.readFacts(of: path.value, version: version, tag: entry.file.version.tag, bytes: bytes,
-                                        format: entry.file.format)
+            let content: SourceContent
+            if entry.file.format.isVideo {
+                let handle = entry.file.handle
+                content = .video(VideoReader(descriptor: handle.descriptor, length: Int(entry.file.size), keeping: handle), entry.file.format)
+            } else {
+                guard let bytes = entry.content ?? entry.readAll() else { throw LibraryChange.changedWhileRead }
+                content = .image(bytes, entry.file.format)
+            }
+            facts = try index.readFacts(of: path.value, version: version, tag: entry.file.version.tag, content: content,
+                                        bytes: entry.file.size)
         }
         return LibraryImageInfo(facts: facts, originalETag: entry.etag.description, lastModified: entry.lastModified)
     }

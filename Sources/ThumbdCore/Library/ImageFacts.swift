@@ -1,6 +1,7 @@
 import Foundation
 import Imaging
 import ThumbHash
+import Video
 
 /// What an app wants to know of an image before it downloads anything, and what the listing
 /// and the gallery show: its size after orientation, format, alpha, frames, and a
@@ -22,6 +23,16 @@ package struct ImageFacts: Sendable, Equatable {
     package var color: String
     /// EXIF Artist, else XMP `dc:creator`; empty when the image names nobody.
     package var author: String
+    /// A video's own facts (the size above is its frames', upright); nil for an image.
+    package var video: VideoFacts?
+
+    package struct VideoFacts: Sendable, Equatable {
+        /// Seconds; nil when the container does not say.
+        package var duration: Double?
+        /// FFmpeg's name: h264, hevc, vp9, av1...
+        package var codec: String
+        package var frameRate: Double?
+    }
 
     /// Reads the facts of encoded bytes. Decodes a small preview: a worker thread calls it.
     package static func read(_ data: [UInt8], format: ImageFormat, bytes: Int64) throws(ImagingError) -> ImageFacts {
@@ -32,6 +43,35 @@ package struct ImageFacts: Sendable, Equatable {
         return ImageFacts(width: width, height: height, orientation: header.orientation, format: format, bytes: bytes,
                           alpha: header.hasAlpha, frames: header.pages, placeholder: hash, color: preview.averageColor,
                           author: ImageAuthor.read(data))
+    }
+
+    /// The facts of a video: its container's and stream's, and a placeholder from its poster
+    /// (the default frame, as `/img` gives it without `t`). A worker thread calls it.
+    package static func read(video reader: VideoReader, format: ImageFormat, bytes: Int64,
+                             limits: VideoDecoder.Limits) throws(ImagingOrVideoError) -> ImageFacts {
+        let (still, info) = try VideoStills(limits: limits).still(.poster(nil), from: reader)
+        let preview: ImagePreview
+        do { preview = try ImagePreview.make(still, maxSide: 100) } catch { throw .imaging(error) }
+        let turned = info.rotation == 90 || info.rotation == 270
+        return ImageFacts(width: turned ? info.height : info.width, height: turned ? info.width : info.height, orientation: 1,
+                          format: format, bytes: bytes, alpha: false, frames: 1,
+                          placeholder: ThumbHash.encode(width: preview.width, height: preview.height, rgba: preview.rgba),
+                          color: preview.averageColor, author: "",
+                          video: VideoFacts(duration: info.duration, codec: info.codec, frameRate: info.frameRate))
+    }
+
+    /// The facts of what a catalog or a library read: an image's bytes or a video's reader.
+    package static func read(_ content: SourceContent, bytes: Int64, limits: VideoDecoder.Limits) throws -> ImageFacts {
+        switch content {
+        case .image(let data, let format): return try read(data, format: format, bytes: bytes)
+        case .video(let reader, let format):
+            do { return try read(video: reader, format: format, bytes: bytes, limits: limits) } catch {
+                switch error {
+                case .video(let error): throw error
+                case .imaging(let error): throw error
+                }
+            }
+        }
     }
 
     /// A PNG of the decoded hash (32 px on its longer side), base64 in a `data:` URI; empty
@@ -46,7 +86,8 @@ package struct ImageFacts: Sendable, Equatable {
 
     package var placeholderBase64: String { Data(placeholder).base64EncodedString() }
 
-    package init(width: Int, height: Int, orientation: Int, format: ImageFormat, bytes: Int64, alpha: Bool, frames: Int, placeholder: [UInt8], color: String, author: String) {
+    package init(width: Int, height: Int, orientation: Int, format: ImageFormat, bytes: Int64, alpha: Bool, frames: Int, placeholder: [UInt8], color: String, author: String,
+                 video: VideoFacts? = nil) {
         self.width = width
         self.height = height
         self.orientation = orientation
@@ -57,5 +98,6 @@ package struct ImageFacts: Sendable, Equatable {
         self.placeholder = placeholder
         self.color = color
         self.author = author
+        self.video = video
     }
 }

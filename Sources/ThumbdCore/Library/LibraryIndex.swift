@@ -3,6 +3,7 @@ import Clocks
 import HTTP
 import Imaging
 import Locking
+import Video
 
 /// The library's images in a stable order (by path), with their facts (sizes, format,
 /// placeholder). Facts are read once per image version and kept until it changes; the
@@ -68,11 +69,18 @@ package final class LibraryIndex: Sendable {
     private let known = Locked<[String: Item]>([:])
     private let scanning = Locked(())
 
-    package init(catalog: any LibraryCatalog, clock: any MonotonicClock, maxAge: Double = 2) {
+    /// What FFmpeg may spend on a video's poster (its placeholder).
+    package let videoLimits: VideoDecoder.Limits
+
+    package init(catalog: any LibraryCatalog, clock: any MonotonicClock, maxAge: Double = 2,
+                 videoLimits: VideoDecoder.Limits = LibraryIndex.defaultVideoLimits) {
         self.catalog = catalog
         self.clock = clock
         self.maxAge = maxAge
+        self.videoLimits = videoLimits
     }
+
+    package static let defaultVideoLimits = VideoDecoder.Limits(maxPixels: 50_000_000, maxDuration: 4 * 3600, maxSeconds: 20)
 
     /// The current snapshot, reading the catalog again when the last read is older than
     /// `maxAge`. When the catalog cannot be read (the store is down), the last snapshot, if
@@ -111,9 +119,9 @@ package final class LibraryIndex: Sendable {
                 seen[entry.path] = item
                 continue
             }
-            // Files that are not images are skipped.
-            guard let read = catalog.read(entry),
-                  let facts = try? ImageFacts.read(read.bytes, format: read.format, bytes: entry.size) else { continue }
+            // Files that are not images or videos are skipped.
+            guard let read = catalog.read(entry), let facts = try? ImageFacts.read(read, bytes: entry.size, limits: videoLimits)
+            else { continue }
             let item = Item(path: entry.path, version: entry.version, tag: entry.tag, facts: facts)
             items.append(item)
             seen[entry.path] = item
@@ -132,8 +140,8 @@ package final class LibraryIndex: Sendable {
 
     /// The facts of `path` at `version` from its bytes, kept for the next asker (the listing
     /// too). Blocking: a worker thread calls it.
-    package func readFacts(of path: String, version: String, tag: String, bytes: [UInt8], format: ImageFormat) throws -> ImageFacts {
-        let facts = try ImageFacts.read(bytes, format: format, bytes: Int64(bytes.count))
+    package func readFacts(of path: String, version: String, tag: String, content: SourceContent, bytes: Int64) throws -> ImageFacts {
+        let facts = try ImageFacts.read(content, bytes: bytes, limits: videoLimits)
         known.withLock { $0[path] = Item(path: path, version: version, tag: tag, facts: facts) }
         return facts
     }

@@ -1,5 +1,6 @@
 import Clocks
 import HTTP
+import Video
 
 /// A library file as a thumbnail source: its version is known from its open-file entry,
 /// its bytes are read on a worker thread.
@@ -21,6 +22,13 @@ package struct LibrarySource: ThumbnailSource {
         guard let bytes = entry.content ?? entry.readAll() else { return .failure(.source(LibraryChange.changedWhileRead)) }
         return .success(LoadedSource(version: knownVersion!, bytes: bytes,
                                      step: .read(clock.now() - started)))
+    }
+
+    /// A video file read with `pread` on its open descriptor (kept open by the reader).
+    package func videoReader() -> (reader: VideoReader, version: SourceVersion)? {
+        guard entry.file.format.isVideo, let version = knownVersion else { return nil }
+        let handle = entry.file.handle
+        return (VideoReader(descriptor: handle.descriptor, length: Int(entry.file.size), keeping: handle), version)
     }
 
     package init(path: LibraryPath, entry: LibraryFileCache.Entry, clock: any MonotonicClock) {

@@ -1,6 +1,7 @@
 import Cache
 
-/// The library's images under Picsum's numeric ids, for one snapshot of the library.
+/// The library's images under Picsum's numeric ids, for one snapshot of the library. Videos
+/// are left out: Picsum's clients expect photos, and ask `/id/{id}/{w}/{h}` for them.
 ///
 /// An image's id comes from its path alone: a stable hash of it, below a million. Replicas
 /// with the same library therefore agree without talking, and adding or removing images
@@ -31,7 +32,7 @@ package struct PicsumCatalog: Sendable {
         var positions: [Int: Int] = [:]
         var entries: [Entry] = []
         entries.reserveCapacity(snapshot.items.count)
-        for item in snapshot.items {
+        for item in snapshot.items where !item.format.isVideo {
             var id = Self.preferredID(path: item.path)
             while positions[id] != nil { id = (id + 1) % Self.idCount }
             positions[id] = entries.count

@@ -31,10 +31,10 @@ package struct S3Catalog: LibraryCatalog {
         return entries
     }
 
-    package func read(_ entry: LibraryIndex.Entry) -> (bytes: [UInt8], format: ImageFormat)? {
+    package func read(_ entry: LibraryIndex.Entry) -> SourceContent? {
         guard case .success(let found) = objects.original(objects.client.location.prefix + entry.path),
               found.original.version.tag.text == entry.version, let format = found.original.version.format else { return nil }
-        return (found.original.bytes, format)
+        return SourceContent(bytes: found.original.bytes, format: format)
     }
 
     package init(objects: S3Objects, pageSize: Int = S3Client.Defaults.listPageSize) {

@@ -92,7 +92,7 @@ package struct S3Library: LibraryBackend {
         let original = try objects.original(key).get().original
         guard let format = original.version.format else { throw S3Error.notAnImage }
         let facts = try index.readFacts(of: path.value, version: original.version.tag.text, tag: original.version.tag.text,
-                                        bytes: original.bytes, format: format)
+                                        content: SourceContent(bytes: original.bytes, format: format), bytes: Int64(original.bytes.count))
         return Self.info(facts, original.version)
     }
 

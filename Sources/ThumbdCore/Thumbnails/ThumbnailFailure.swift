@@ -1,4 +1,5 @@
 import Imaging
+import Video
 
 /// Why a thumbnail could not be had. Each case knows its HTTP problem (see Problems/).
 package enum ThumbnailFailure: Error, Sendable {
@@ -6,6 +7,8 @@ package enum ThumbnailFailure: Error, Sendable {
     case source(any Error & Sendable)
     case sourceTooLarge(bytes: Int, limit: Int)
     case imaging(ImagingError)
+    /// A video's frame could not be had (FFmpeg, within the video limits).
+    case video(VideoError)
     /// The transform's working-memory estimate alone is over the transform budget
     /// (`limits.transform_memory_bytes`): it is refused before anything is decoded.
     case workingMemory(needed: Int, limit: Int)

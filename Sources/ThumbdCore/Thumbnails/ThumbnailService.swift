@@ -6,6 +6,7 @@ import Imaging
 import Logging
 import Synchronization
 import ThumbdProtocol
+import Video
 
 /// Thumbnails of any source: looked up in the memory tier, then the disk tier; on a miss
 /// asked of the shared tier (when there is one) or made on the worker pool, once for every
@@ -26,14 +27,25 @@ package final class ThumbnailService: Sendable {
         /// `output.shared_decode`: misses of one source queued together made from one decode.
         /// Off by default: their bytes (and so their ETags) differ from the same sizes made alone.
         package var sharesDecodes = false
+        /// Videos lasting longer are refused (422) from their container's header.
+        package var videoMaxDuration: Double = 4 * 3600
+        /// Wall-clock seconds one still of a video may take to decode (422 past it).
+        package var videoMaxDecodeSeconds: Double = 20
 
         package init(maxSourceBytes: Int, maxSourcePixels: Int, maxDimension: Int = .max, maxFrames: Int = .max,
-                     sharesDecodes: Bool = false) {
+                     sharesDecodes: Bool = false, videoMaxDuration: Double = 4 * 3600, videoMaxDecodeSeconds: Double = 20) {
             self.maxSourceBytes = maxSourceBytes
             self.maxSourcePixels = maxSourcePixels
             self.maxDimension = maxDimension
             self.maxFrames = maxFrames
             self.sharesDecodes = sharesDecodes
+            self.videoMaxDuration = videoMaxDuration
+            self.videoMaxDecodeSeconds = videoMaxDecodeSeconds
+        }
+
+        /// What FFmpeg may spend on one still.
+        var video: VideoDecoder.Limits {
+            VideoDecoder.Limits(maxPixels: maxSourcePixels, maxDuration: videoMaxDuration, maxSeconds: videoMaxDecodeSeconds)
         }
     }
 
@@ -62,6 +74,8 @@ package final class ThumbnailService: Sendable {
     /// answered as it is.
     package static let heldAnswerBound = 0.5
     private let limits: Limits
+    /// Videos' posters and previews.
+    private let stills: VideoStills
     private let metrics: ThumbdMetrics
     private let clock: any MonotonicClock
     private let logger: Logger
@@ -73,6 +87,7 @@ package final class ThumbnailService: Sendable {
         self.pool = pool
         self.memory = memory
         self.limits = limits
+        stills = VideoStills(limits: limits.video)
         self.metrics = metrics
         self.clock = clock
         self.logger = logger
@@ -89,7 +104,8 @@ package final class ThumbnailService: Sendable {
     /// Makes the thumbnail on the worker pool (or joins the making under way) and hands the
     /// answer to `waiter`. Work nobody waits for any more by the time it starts is skipped.
     package func make(_ request: ThumbnailRequest, of source: some ThumbnailSource, at version: SourceVersion?, for waiter: Waiter) {
-        if let bytes = version?.byteCount, bytes > limits.maxSourceBytes {
+        // A video read in parts (only what its frames need) is bounded by the video limits instead.
+        if let bytes = version?.byteCount, bytes > limits.maxSourceBytes, !(version?.format?.isVideo == true && source.videoReader() != nil) {
             return waiter.deliver(.failed(.sourceTooLarge(bytes: bytes, limit: limits.maxSourceBytes)))
         }
         let flight = version.map { request.identity(of: source.name, at: $0).key.hash }
@@ -215,21 +231,91 @@ package final class ThumbnailService: Sendable {
             }
             if pending.isEmpty { return }
         }
-        let loaded: LoadedSource
-        switch source.load() {
-        case .success(let value): loaded = value
-        case .failure(let failure): return answerAll(.failed(failure))
+        // A video read in parts is not loaded: its stills read what they need.
+        let video: (reader: VideoReader, version: SourceVersion)?
+        var loaded: LoadedSource?
+        if let opened = source.videoReader() {
+            video = opened
+        } else {
+            let whole: LoadedSource
+            switch source.load() {
+            case .success(let value): whole = value
+            case .failure(let failure): return answerAll(.failed(failure))
+            }
+            guard whole.bytes.count <= limits.maxSourceBytes else {
+                return answerAll(.failed(.sourceTooLarge(bytes: whole.bytes.count, limit: limits.maxSourceBytes)))
+            }
+            video = whole.version.format?.isVideo == true ? (VideoReader(bytes: whole.bytes), whole.version) : nil
+            loaded = whole
         }
-        guard loaded.bytes.count <= limits.maxSourceBytes else {
-            return answerAll(.failed(.sourceTooLarge(bytes: loaded.bytes.count, limit: limits.maxSourceBytes)))
-        }
+        let version = video?.version ?? loaded!.version
         let late = joining().filter { !flights.abandonIfUnwanted($0.flight) }
         pending += late
         if !everyVersionKnown || !late.isEmpty || store.shared != nil {
-            answerFromTiers { _ in loaded.version }
+            answerFromTiers { _ in version }
             if pending.isEmpty { return }
         }
-        let identities = pending.map { $0.request.identity(of: source.name, at: loaded.version) }
+        guard let video else { return transform(pending, of: source.name, from: loaded!) }
+        // Thumbnails of one still (a poster at one time, or the preview) share its decode.
+        var kinds: [VideoStills.Kind] = []
+        var groups: [VideoStills.Kind: [SourceBatches.Item]] = [:]
+        for item in pending {
+            let kind = VideoStills.kind(of: item.request.identity(of: source.name, at: version).options)
+            if groups[kind] == nil { kinds.append(kind) }
+            groups[kind, default: []].append(item)
+        }
+        for kind in kinds {
+            let items = groups[kind]!
+            switch still(kind, of: video.reader, version: version, for: items) {
+            case .success(let still): transform(items, of: source.name, from: still)
+            case .failure(let failure):
+                for item in items {
+                    finish(item.flight, failed: failure, identity: item.request.identity(of: source.name, at: version), since: clock.now())
+                }
+            case nil: continue  // nobody wants them any more
+            }
+        }
+    }
+
+    /// A video's still for `items` (a poster or the preview), decoded within its working memory:
+    /// an image source whose thumbnails are made as any other's. Nil when the items were all
+    /// abandoned while it waited for memory.
+    private func still(_ kind: VideoStills.Kind, of reader: VideoReader, version: SourceVersion,
+                       for items: [SourceBatches.Item]) -> Result<LoadedSource, ThumbnailFailure>? {
+        let started = clock.now()
+        let info: VideoInfo
+        do { info = try VideoDecoder.probe(reader) } catch { return .failure(.video(error)) }
+        guard info.width * info.height <= limits.maxSourcePixels else {
+            return .failure(.imaging(.tooManyPixels(width: info.width, height: info.height, limit: limits.maxSourcePixels)))
+        }
+        let flightsOfStill = items.map(\.flight)
+        let made: Result<[UInt8], MemoryBudget.Refusal>
+        do throws(ImagingOrVideoError) {
+            made = try memory.withReserved(VideoStills.estimate(width: info.width, height: info.height),
+                                           abandoned: { [flights] in flightsOfStill.allSatisfy(flights.isUnwanted) }) {
+                () throws(ImagingOrVideoError) -> [UInt8] in try stills.still(kind, from: reader).bytes
+            }
+        } catch {
+            switch error {
+            case .video(let error): return .failure(.video(error))
+            case .imaging(let error): return .failure(.imaging(error))
+            }
+        }
+        switch made {
+        case .success(let bytes):
+            return .success(LoadedSource(version: version, bytes: bytes, step: .frame(clock.now() - started), still: "\(kind)"))
+        case .failure(.abandoned):
+            flightsOfStill.forEach { _ = flights.abandonIfUnwanted($0) }
+            return nil
+        case .failure(.overLimit(let needed, let limit)):
+            return .failure(.workingMemory(needed: needed, limit: limit))
+        }
+    }
+
+    /// Worker thread: `pending`'s thumbnails of `loaded` planned (limits checked) and made, several
+    /// from one shared decode (`SharedDecode`) where they can share it.
+    private func transform(_ pending: [SourceBatches.Item], of name: SourceName, from loaded: LoadedSource) {
+        let identities = pending.map { $0.request.identity(of: name, at: loaded.version) }
         var planned: [PlannedTransform] = []
         for (item, identity) in zip(pending, identities) {
             switch plan(loaded, identity, item) {
@@ -245,7 +331,7 @@ package final class ThumbnailService: Sendable {
             let reserved = memory.withReserved(decodeBytes + planned.map(\.estimate).max()!, abandoned: unwanted) {
                 let shared = try? SharedDecode(loaded.bytes, header: planned[0].header, for: planned.map(\.identity.options),
                                                stop: StopCheck(unwanted))
-                for transform in planned { make(transform, of: source.name, from: loaded, shared: shared, reserved: true) }
+                for transform in planned { make(transform, of: name, from: loaded, shared: shared, reserved: true) }
             }
             switch reserved {
             case .success: return
@@ -253,7 +339,7 @@ package final class ThumbnailService: Sendable {
             case .failure(.overLimit): break  // each made alone, if it fits alone
             }
         }
-        for transform in planned { make(transform, of: source.name, from: loaded, shared: nil, reserved: false) }
+        for transform in planned { make(transform, of: name, from: loaded, shared: nil, reserved: false) }
     }
 
     /// A transform whose source header and output passed the limits, with its working-memory
@@ -365,7 +451,9 @@ package final class ThumbnailService: Sendable {
         guard let faces else {
             return options.redact == nil ? .success([]) : .failure(.faceDetectionFailed("face detection is not configured"))
         }
-        let found = faces.faces(of: name, version: source.version, bytes: source.bytes)
+        // A video's stills each have faces of their own.
+        let facesName = source.still.map { SourceName(text: name.text + "|still=" + $0) } ?? name
+        let found = faces.faces(of: facesName, version: source.version, bytes: source.bytes)
         if case .failure(let error) = found, options.redact == nil {
             logger.warning("faces of \(name.text) cannot be found (crop=face is attention): \(error)")
             return .success([])

@@ -1,5 +1,6 @@
 import HTTP
 import Imaging
+import Video
 
 /// Where a thumbnail's source bytes come from: a library file, a remote original or an S3
 /// object. The thumbnail service asks a source for its version (to make the cache key) and its
@@ -21,9 +22,14 @@ package protocol ThumbnailSource: Sendable {
     /// has passed: what a thumbnail a tier holds was made from, answered while the source is
     /// asked again (`ThumbnailService.revalidate`). Without blocking.
     var heldVersion: SourceVersion? { get }
+    /// A video known as one before it is read (`knownVersion`'s format), read only where
+    /// FFmpeg asks (a library file's descriptor, an S3 object's ranges), with that version;
+    /// nil: `load` reads the source whole. Without blocking; the reader blocks.
+    func videoReader() -> (reader: VideoReader, version: SourceVersion)?
 }
 
 extension ThumbnailSource {
     package func checkedVersion() -> Result<SourceVersion, ThumbnailFailure>? { nil }
     package var heldVersion: SourceVersion? { nil }
+    package func videoReader() -> (reader: VideoReader, version: SourceVersion)? { nil }
 }

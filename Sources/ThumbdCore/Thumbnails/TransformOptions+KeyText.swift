@@ -33,6 +33,7 @@ extension TransformOptions {
         if let maxBytes { parts.append("mb=\(maxBytes)") }
         if page != 1 { parts.append("page=\(page)") }
         if let avifEffort { parts.append("effort=\(avifEffort)") }
+        if let time { parts.append("t=\(time)") }
         return parts.joined(separator: ",")
     }
 }

@@ -7,6 +7,8 @@ package enum WorkStep: Sendable, Equatable {
     case fetch(Double)
     /// A remote original used from a cache tier without asking the origin.
     case original(CacheTier, Double)
+    /// A video's frames decoded (FFmpeg) into the still its thumbnails are made from.
+    case frame(Double)
     /// The variant made by libvips.
     case transform(Double)
 }

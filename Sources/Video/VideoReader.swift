@@ -1,0 +1,48 @@
+import Glibc
+
+/// Where FFmpeg reads a video's bytes: in memory, a file read with `pread`, or any ranged
+/// reader (an S3 object read by ranged GETs). Counts what it was asked for, so a test or a
+/// benchmark can tell how much of a video a frame cost. Used by one thread at a time.
+public final class VideoReader {
+    public let length: Int
+    /// Bytes handed to FFmpeg, and calls that handed them.
+    public private(set) var bytesRead = 0
+    public private(set) var reads = 0
+    private let readAt: (_ offset: Int, _ into: UnsafeMutableRawBufferPointer) -> Int?
+
+    /// `read(offset, buffer)` copies up to `buffer.count` bytes from `offset` and says how many
+    /// (0 only at the end), or nil when they cannot be read.
+    public init(length: Int, read: @escaping (_ offset: Int, _ into: UnsafeMutableRawBufferPointer) -> Int?) {
+        self.length = length
+        readAt = read
+    }
+
+    public convenience init(bytes: [UInt8]) {
+        self.init(length: bytes.count) { offset, buffer in
+            let count = min(buffer.count, bytes.count - offset)
+            guard count > 0 else { return 0 }
+            bytes.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + offset, byteCount: count) }
+            return count
+        }
+    }
+
+    /// A file's bytes, read where FFmpeg asks with `pread`. The descriptor stays the caller's;
+    /// `owner`, when given, is held as long as the reader (the object that closes it).
+    public convenience init(descriptor: Int32, length: Int, keeping owner: AnyObject? = nil) {
+        self.init(length: length) { offset, buffer in
+            withExtendedLifetime(owner) {}
+            while true {
+                let n = pread(descriptor, buffer.baseAddress, buffer.count, off_t(offset))
+                if n >= 0 { return n }
+                if errno != EINTR { return nil }
+            }
+        }
+    }
+
+    func read(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        guard let n = readAt(offset, buffer) else { return nil }
+        bytesRead += n
+        reads += 1
+        return n
+    }
+}
