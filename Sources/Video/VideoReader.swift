@@ -8,13 +8,20 @@ public final class VideoReader {
     /// Bytes handed to FFmpeg, and calls that handed them.
     public private(set) var bytesRead = 0
     public private(set) var reads = 0
+    /// Bytes taken from the source itself: `bytesRead`, unless the reader fetches more than it
+    /// hands out (whole blocks of an S3 object).
+    public var bytesFetched: Int { fetched?() ?? bytesRead }
     private let readAt: (_ offset: Int, _ into: UnsafeMutableRawBufferPointer) -> Int?
+    private let fetched: (() -> Int)?
 
     /// `read(offset, buffer)` copies up to `buffer.count` bytes from `offset` and says how many
-    /// (0 only at the end), or nil when they cannot be read.
-    public init(length: Int, read: @escaping (_ offset: Int, _ into: UnsafeMutableRawBufferPointer) -> Int?) {
+    /// (0 only at the end), or nil when they cannot be read; `fetched`, when the reader takes
+    /// more from its source than it hands out, says how much.
+    public init(length: Int, read: @escaping (_ offset: Int, _ into: UnsafeMutableRawBufferPointer) -> Int?,
+                fetched: (() -> Int)? = nil) {
         self.length = length
         readAt = read
+        self.fetched = fetched
     }
 
     public convenience init(bytes: [UInt8]) {

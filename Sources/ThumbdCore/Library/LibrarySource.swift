@@ -24,8 +24,10 @@ package struct LibrarySource: ThumbnailSource {
                                      step: .read(clock.now() - started)))
     }
 
+    package var readsVideosInParts: Bool { true }
+
     /// A video file read with `pread` on its open descriptor (kept open by the reader).
-    package func videoReader() -> (reader: VideoReader, version: SourceVersion)? {
+    package func videoReader(refusedWhole: Bool) -> (reader: VideoReader, version: SourceVersion)? {
         guard entry.file.format.isVideo, let version = knownVersion else { return nil }
         let handle = entry.file.handle
         return (VideoReader(descriptor: handle.descriptor, length: Int(entry.file.size), keeping: handle), version)

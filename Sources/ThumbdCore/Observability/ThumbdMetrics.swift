@@ -68,6 +68,20 @@ public final class ThumbdMetrics: Sendable {
         }.recordNanoseconds(Int64(seconds * 1e9))
     }
 
+    private let videoStills = Locked<[String: CoreMetrics.Counter]>([:])
+
+    /// One video still made (a poster, a preview's keyframes), with the bytes it read from the
+    /// source (a file, an S3 object's ranges): what a frame costs, and proof a poster does not
+    /// read whole videos.
+    package func recordVideoStill(sourceBytes: Int) {
+        Self.cached(videoStills, "stills") {
+            CoreMetrics.Counter(label: "thumbd_video_stills_total", dimensions: [], factory: factory)
+        }.increment()
+        Self.cached(videoStills, "bytes") {
+            CoreMetrics.Counter(label: "thumbd_video_source_bytes_total", dimensions: [], factory: factory)
+        }.increment(by: Int64(sourceBytes))
+    }
+
     private let origin = Locked<[String: CoreMetrics.Counter]>([:])
     private let originDuration = Locked<[String: CoreMetrics.Timer]>([:])
 

@@ -2,9 +2,9 @@ import Imaging
 
 /// The bucket as the index reads it: ListObjectsV2 under the prefix, page after page, each key
 /// that is a valid library path once the prefix is taken off (hidden, empty and dot segments
-/// are not listed, as the library refuses them), and whose size is within
-/// `limits.max_source_bytes`. Every listed version is remembered, so a thumbnail of a listed
-/// image needs no HEAD within the ttl; bytes are read through the originals store.
+/// are not listed, as the library refuses them). Every listed version is remembered, so a
+/// thumbnail of a listed image needs no HEAD within the ttl; an image's bytes are read through
+/// the originals store (within `limits.max_source_bytes`), a video's by ranges, of any size.
 package struct S3Catalog: LibraryCatalog {
     package let objects: S3Objects
     package var pageSize = S3Client.Defaults.listPageSize
@@ -17,7 +17,7 @@ package struct S3Catalog: LibraryCatalog {
             let page = try objects.ask(prefix) { () throws(S3Error) in
                 try objects.client.list(prefix: prefix, after: token, maxKeys: pageSize)
             }.get()
-            for object in page.objects where object.key.hasPrefix(prefix) && object.size > 0 && object.size <= objects.maxBytes {
+            for object in page.objects where object.key.hasPrefix(prefix) && object.size > 0 {
                 let path = String(object.key.dropFirst(prefix.count))
                 guard (try? LibraryPath(decoded: path)) != nil else { continue }
                 let tag = S3Objects.versionTag(etag: object.etag)
@@ -32,7 +32,12 @@ package struct S3Catalog: LibraryCatalog {
     }
 
     package func read(_ entry: LibraryIndex.Entry) -> SourceContent? {
-        guard case .success(let found) = objects.original(objects.client.location.prefix + entry.path),
+        let key = objects.client.location.prefix + entry.path
+        if entry.size > objects.maxBytes, let video = objects.videoReader(key) {
+            guard video.version.tag.text == entry.version, let format = video.version.format else { return nil }
+            return .video(video.reader, format)
+        }
+        guard entry.size <= objects.maxBytes, case .success(let found) = objects.original(objects.client.location.prefix + entry.path),
               found.original.version.tag.text == entry.version, let format = found.original.version.format else { return nil }
         return SourceContent(bytes: found.original.bytes, format: format)
     }

@@ -2,6 +2,7 @@ import Clocks
 import HTTP
 import Logging
 import ThumbdProtocol
+import Video
 
 /// A library in an S3 bucket (`library.root: s3://BUCKET/PREFIX`): originals passed through
 /// from the store with the client's range and conditions (`S3Passthrough`), thumbnails of
@@ -89,11 +90,22 @@ package struct S3Library: LibraryBackend {
         if let version = try objects.currentVersion(key).get(), let facts = index.knownFacts(of: path.value, version: version.tag.text) {
             return Self.info(facts, version)
         }
-        let original = try objects.original(key).get().original
+        // A video over the size limit (known as one, or refused whole): its facts come from the
+        // ranges its poster needs.
+        if let video = objects.videoReader(key) { return try videoInfo(path, video) }
+        let found = objects.original(key)
+        if case .failure(.tooLarge) = found, let video = objects.videoReader(key, asking: true) { return try videoInfo(path, video) }
+        let original = try found.get().original
         guard let format = original.version.format else { throw S3Error.notAnImage }
         let facts = try index.readFacts(of: path.value, version: original.version.tag.text, tag: original.version.tag.text,
                                         content: SourceContent(bytes: original.bytes, format: format), bytes: Int64(original.bytes.count))
         return Self.info(facts, original.version)
+    }
+
+    private func videoInfo(_ path: LibraryPath, _ video: (reader: VideoReader, version: SourceVersion)) throws -> LibraryImageInfo {
+        let facts = try index.readFacts(of: path.value, version: video.version.tag.text, tag: video.version.tag.text,
+                                        content: .video(video.reader, video.version.format ?? .mp4), bytes: Int64(video.reader.length))
+        return Self.info(facts, video.version)
     }
 
     private static func info(_ facts: ImageFacts, _ version: SourceVersion) -> LibraryImageInfo {

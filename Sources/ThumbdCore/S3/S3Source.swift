@@ -1,5 +1,6 @@
 import Clocks
 import HTTP
+import Video
 
 /// An S3 object as a thumbnail source: its version is known without asking while it is fresh
 /// (`library.s3.ttl`); after that a miss asks with a HEAD, so a variant kept for an unchanged
@@ -30,6 +31,13 @@ package struct S3Source: ThumbnailSource {
         case .failure(let error):
             return .failure(.source(error))
         }
+    }
+
+    package var readsVideosInParts: Bool { true }
+
+    /// A video object over `limits.max_source_bytes` read by ranges (`S3Objects.videoReader`).
+    package func videoReader(refusedWhole: Bool) -> (reader: VideoReader, version: SourceVersion)? {
+        objects.videoReader(key, asking: refusedWhole)
     }
 
     package init(key: String, objects: S3Objects, clock: any MonotonicClock) {

@@ -14,4 +14,13 @@ package enum ThumbnailFailure: Error, Sendable {
     case workingMemory(needed: Int, limit: Int)
     /// The worker queue is full.
     case overloaded
+
+    /// A source refused for its size, by the service or by its store.
+    package var isTooLarge: Bool {
+        switch self {
+        case .sourceTooLarge: true
+        case .source(let error as S3Error): if case .tooLarge = error { true } else { false }
+        default: false
+        }
+    }
 }

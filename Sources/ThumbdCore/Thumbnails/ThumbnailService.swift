@@ -104,8 +104,10 @@ package final class ThumbnailService: Sendable {
     /// Makes the thumbnail on the worker pool (or joins the making under way) and hands the
     /// answer to `waiter`. Work nobody waits for any more by the time it starts is skipped.
     package func make(_ request: ThumbnailRequest, of source: some ThumbnailSource, at version: SourceVersion?, for waiter: Waiter) {
-        // A video read in parts (only what its frames need) is bounded by the video limits instead.
-        if let bytes = version?.byteCount, bytes > limits.maxSourceBytes, !(version?.format?.isVideo == true && source.videoReader() != nil) {
+        // A video read in parts (only what its frames need) is bounded by the video limits instead;
+        // a source of a format not known yet may be one.
+        if let version, let bytes = version.byteCount, bytes > limits.maxSourceBytes,
+           !(source.readsVideosInParts && version.format?.isVideo != false) {
             return waiter.deliver(.failed(.sourceTooLarge(bytes: bytes, limit: limits.maxSourceBytes)))
         }
         let flight = version.map { request.identity(of: source.name, at: $0).key.hash }
@@ -234,19 +236,23 @@ package final class ThumbnailService: Sendable {
         // A video read in parts is not loaded: its stills read what they need.
         let video: (reader: VideoReader, version: SourceVersion)?
         var loaded: LoadedSource?
-        if let opened = source.videoReader() {
+        if source.readsVideosInParts, let opened = source.videoReader(refusedWhole: false) {
             video = opened
         } else {
-            let whole: LoadedSource
             switch source.load() {
-            case .success(let value): whole = value
-            case .failure(let failure): return answerAll(.failed(failure))
+            case .success(let whole):
+                guard whole.bytes.count <= limits.maxSourceBytes else {
+                    return answerAll(.failed(.sourceTooLarge(bytes: whole.bytes.count, limit: limits.maxSourceBytes)))
+                }
+                video = whole.version.format?.isVideo == true ? (VideoReader(bytes: whole.bytes), whole.version) : nil
+                loaded = whole
+            case .failure(let failure):
+                // Too large to read whole: a video is read in parts instead.
+                guard failure.isTooLarge, source.readsVideosInParts, let opened = source.videoReader(refusedWhole: true) else {
+                    return answerAll(.failed(failure))
+                }
+                video = opened
             }
-            guard whole.bytes.count <= limits.maxSourceBytes else {
-                return answerAll(.failed(.sourceTooLarge(bytes: whole.bytes.count, limit: limits.maxSourceBytes)))
-            }
-            video = whole.version.format?.isVideo == true ? (VideoReader(bytes: whole.bytes), whole.version) : nil
-            loaded = whole
         }
         let version = video?.version ?? loaded!.version
         let late = joining().filter { !flights.abandonIfUnwanted($0.flight) }
@@ -267,7 +273,9 @@ package final class ThumbnailService: Sendable {
         for kind in kinds {
             let items = groups[kind]!
             switch still(kind, of: video.reader, version: version, for: items) {
-            case .success(let still): transform(items, of: source.name, from: still)
+            case .success(let still):
+                metrics.recordVideoStill(sourceBytes: video.reader.bytesFetched)
+                transform(items, of: source.name, from: still)
             case .failure(let failure):
                 for item in items {
                     finish(item.flight, failed: failure, identity: item.request.identity(of: source.name, at: version), since: clock.now())

@@ -22,14 +22,19 @@ package protocol ThumbnailSource: Sendable {
     /// has passed: what a thumbnail a tier holds was made from, answered while the source is
     /// asked again (`ThumbnailService.revalidate`). Without blocking.
     var heldVersion: SourceVersion? { get }
-    /// A video known as one before it is read (`knownVersion`'s format), read only where
-    /// FFmpeg asks (a library file's descriptor, an S3 object's ranges), with that version;
-    /// nil: `load` reads the source whole. Without blocking; the reader blocks.
-    func videoReader() -> (reader: VideoReader, version: SourceVersion)?
+    /// Whether this source reads a video in parts (`videoReader`): then a video's size is
+    /// bounded by the video limits, not by `limits.max_source_bytes`.
+    var readsVideosInParts: Bool { get }
+    /// A video read only where FFmpeg asks (a library file's descriptor, an S3 object's
+    /// ranges), with its version; nil when the source is no video or is read whole (`load`).
+    /// `refusedWhole`: `load` was just refused for its size, so the source may ask what it is.
+    /// Blocking (it may ask the store): a worker thread calls it.
+    func videoReader(refusedWhole: Bool) -> (reader: VideoReader, version: SourceVersion)?
 }
 
 extension ThumbnailSource {
     package func checkedVersion() -> Result<SourceVersion, ThumbnailFailure>? { nil }
     package var heldVersion: SourceVersion? { nil }
-    package func videoReader() -> (reader: VideoReader, version: SourceVersion)? { nil }
+    package var readsVideosInParts: Bool { false }
+    package func videoReader(refusedWhole: Bool) -> (reader: VideoReader, version: SourceVersion)? { nil }
 }
