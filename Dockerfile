@@ -8,6 +8,7 @@ FROM swift:6.2-bookworm AS build
 # hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install -y --no-install-recommends libvips-dev libcurl4-openssl-dev libopencv-objdetect-dev opencv-data pkg-config \
+        libavformat-dev libavcodec-dev libswscale-dev \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
@@ -26,17 +27,26 @@ FROM debian:bookworm-slim
 # The runtime's packages; scripts/check-runtime-libs.sh checks that every shared library the
 # binary needs belongs to one of them or to their dependencies. Versions are not pinned so
 # that rebuilding the image picks up Debian's security updates.
-ARG RUNTIME_PACKAGES="libvips42 libopencv-objdetect406 ca-certificates curl"
+ARG RUNTIME_PACKAGES="libvips42 libopencv-objdetect406 libavformat59 libavcodec59 libswscale6 ca-certificates curl"
 # OpenCV's core library links libGLX (glvnd), whose package insists on a GL vendor: Mesa's,
 # 170 MB with LLVM, which is never loaded (thumbd creates no GL context). It is removed in the
 # same layer; apt would call the result broken, and nothing runs apt in the image after this.
+# (libxcb-dri3-0 stays: FFmpeg's libva-x11 links it.)
 ARG UNUSED_GL="libglx-mesa0 libgl1-mesa-dri libglapi-mesa libllvm15 libz3-4 libedit2 libelf1 libsensors5 \
 libsensors-config libdrm-amdgpu1 libdrm-intel1 libdrm-nouveau2 libdrm-radeon1 libpciaccess0 libxshmfence1 \
-libxcb-dri2-0 libxcb-dri3-0 libxcb-present0 libxcb-sync1 libxcb-glx0 libxcb-randr0 libxxf86vm1"
+libxcb-dri2-0 libxcb-present0 libxcb-sync1 libxcb-glx0 libxcb-randr0 libxxf86vm1"
+# libvips' PDF module and what only it loads: thumbd refuses PDF before libvips sees it
+# (docs/security.md), so poppler is never used; removing it keeps the image under 400 MB.
+ARG UNUSED_PDF="libpoppler-glib8 libpoppler126 libnss3 libnspr4"
+# Also removed: Intel Media SDK's hardware runtime (28 MB: libmfxhw64, its tracer and plugins),
+# loaded only for a Quick Sync session, which thumbd never opens; FFmpeg links the dispatcher
+# alone (libmfx.so.1, kept).
 # hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install -y --no-install-recommends ${RUNTIME_PACKAGES} \
-    && dpkg --purge --force-depends ${UNUSED_GL} \
+    && dpkg --purge --force-depends ${UNUSED_GL} ${UNUSED_PDF} \
+    && rm -f /usr/lib/x86_64-linux-gnu/vips-modules-8.14/vips-poppler.so \
+    && rm -rf /usr/lib/x86_64-linux-gnu/libmfxhw64.so.* /usr/lib/x86_64-linux-gnu/libmfx-tracer.so.* /usr/lib/x86_64-linux-gnu/mfx \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --user-group --home-dir /var/lib/thumbd --shell /usr/sbin/nologin thumbd \
     && mkdir -p /var/lib/thumbd/images /var/cache/thumbd /etc/thumbd \
