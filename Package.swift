@@ -123,7 +123,7 @@ let package = Package(
         ]),
         // Fuzz targets in one binary: libFuzzer drives it under `make fuzz`; built normally it
         // replays the kept corpus (Tests/Fuzz/corpus) in `make test`.
-        .executableTarget(name: "thumbd-fuzz", dependencies: ["HTTP", "Cache", "Clocks", "Imaging", "Thumbd", "ThumbdCore", "ThumbdProtocol"]),
+        .executableTarget(name: "thumbd-fuzz", dependencies: ["HTTP", "Cache", "Clocks", "Imaging", "Thumbd", "ThumbdCore", "ThumbdProtocol", "Video"]),
         // ThumbHash placeholders, encoded by the server and decoded by it and by the client. Pure Swift.
         .target(name: "ThumbHash"),
         // The Swift client: URLs, listing, loader, caches, resume, cell bindings. Foundation only.

@@ -180,6 +180,23 @@ MUTATIONS = [
      "            if Int(count) <= found.count { break }",
      "            break",
      "FaceRedactionTests"),
+    # Video (issue 37).
+    ("poster-black-frames-kept", "Sources/Imaging/FrameStill.swift",
+     "        return count == 0 || total / (count * 3) < 16",
+     "        return count == 0",
+     "VideoRouteTests.theDefaultPosterSkipsABlackStart"),
+    ("poster-percent-as-seconds", "Sources/ThumbdCore/Thumbnails/VideoStills.swift",
+     "        case .percent(let p): .fraction(p / 100)",
+     "        case .percent(let p): .seconds(p)",
+     "VideoRouteTests.thePosterIsTheFrameAtTheTimeAsked"),
+    ("poster-rotation-ignored", "Sources/Imaging/FrameStill.swift",
+     "            if orientation != 1 { image = try ImageSynthesis.withOrientation(image, orientation) }",
+     "            _ = orientation",
+     "VideoRouteTests.aTurnedVideoGivesAnUprightPosterAndFacts"),
+    ("s3-video-read-whole", "Sources/ThumbdCore/S3/S3RangedReads.swift",
+     "        let first = index * Self.blockSize, last = min(length, first + Self.blockSize) - 1",
+     "        let first = 0, last = length - 1",
+     "S3LibraryTests.aPosterReadsOnlyTheRangesItsFrameNeeds"),
 ]
 
 

@@ -5,6 +5,7 @@ import Imaging
 import Thumbd
 import ThumbdCore
 import ThumbdProtocol
+import Video
 
 /// What the fuzzer feeds: each target takes arbitrary bytes, must never crash or hang, and
 /// checks the invariants its parser promises.
@@ -17,6 +18,7 @@ enum FuzzTarget: String, CaseIterable {
     case webpContainer = "webp-container"
     case svgSource = "svg-source"
     case pdfSource = "pdf-source"
+    case videoSource = "video-source"
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -28,6 +30,7 @@ enum FuzzTarget: String, CaseIterable {
         case .webpContainer: Self.webpContainer(bytes)
         case .svgSource: Self.svgSource(bytes)
         case .pdfSource: Self.pdfSource(bytes)
+        case .videoSource: Self.videoSource(bytes)
         }
     }
 
@@ -137,6 +140,20 @@ enum FuzzTarget: String, CaseIterable {
         guard let out = try? ImageTransformer.transform(bytes, header: header, options: options,
                                                         stop: StopCheck { SystemClock.now() > deadline }) else { return }
         check(out.width <= 64 && out.height <= 4096 && !out.bytes.isEmpty, "drawn at \(out.width)x\(out.height)")
+    }
+
+    /// Any bytes the server would take for a video (by its signature) through FFmpeg, under the
+    /// limits a poster has: a frame within the pixel limit, or a problem; never a crash, a hang
+    /// (3 s of wall clock at most) or a read outside the bytes.
+    static func videoSource(_ bytes: [UInt8]) {
+        guard ImageFormat.sniff(bytes)?.isVideo == true else { return }
+        let limits = VideoDecoder.Limits(maxPixels: 4_000_000, maxDecodedFrames: 100, maxPackets: 2_000, maxDuration: 3600, maxSeconds: 3)
+        let reader = VideoReader(bytes: bytes)
+        guard let (frame, info) = try? VideoDecoder.frame(of: reader, at: .seconds(1), limits: limits) else { return }
+        check(frame.width * frame.height <= limits.maxPixels && frame.rgb.count == frame.width * frame.height * 3,
+              "a \(frame.width)x\(frame.height) frame of \(frame.rgb.count) bytes")
+        check([0, 90, 180, 270].contains(info.rotation), "rotation \(info.rotation)")
+        check(reader.bytesRead <= max(bytes.count, 1) * 64, "read \(reader.bytesRead) of \(bytes.count) bytes")
     }
 
     /// Any bytes: a PDF (by its signature) is refused before poppler parses it, whatever
