@@ -45,5 +45,7 @@ bench/shared_tier.sh
 echo
 bench/faces.sh
 echo
+bench/video.sh
+echo
 # Disk tier start-up with 100,000 entries (index rebuilt in the background while serving).
 THUMBD_INDEX_ENTRIES=100000 swift test --filter DiskIndexScaleTests 2>&1 | grep -a "disk index"

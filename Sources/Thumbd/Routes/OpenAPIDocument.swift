@@ -268,7 +268,7 @@ paths:
     summary: The library's images as JSON, a page at a time, in path order.
     description: |
       Sizes come from image headers (no pixels decoded), after EXIF orientation. Hidden files,
-      symlinks and files that are not images are not listed. Each page has a strong ETag that
+      symlinks and files that are neither images nor videos are not listed. Each page has a strong ETag that
       changes when any file is added, removed or changed; `Cache-Control: no-cache`. An S3
       library lists the keys under its prefix (ListObjectsV2), again after `library.s3.ttl`;
       while the store is down the last listing is served.
