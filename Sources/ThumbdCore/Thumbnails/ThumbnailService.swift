@@ -63,6 +63,8 @@ package final class ThumbnailService: Sendable {
     package let batches = SourceBatches()
     /// Transforms run to completion (successful or not); dropped and refused ones do not count.
     package let transformsRun = Counter()
+    /// Video stills decoded (a poster at one time, a preview), each for every thumbnail made of it.
+    package let videoStills = Counter()
     /// Transforms stopped while they ran because nobody wanted them any more.
     package let transformsCancelled = Counter()
     /// Held thumbnails answered before their source confirmed its version (it was slow or down).
@@ -272,9 +274,11 @@ package final class ThumbnailService: Sendable {
         }
         for kind in kinds {
             let items = groups[kind]!
+            let fetched = video.reader.bytesFetched
             switch still(kind, of: video.reader, version: version, for: items) {
             case .success(let still):
-                metrics.recordVideoStill(sourceBytes: video.reader.bytesFetched)
+                videoStills.increment()
+                metrics.recordVideoStill(sourceBytes: video.reader.bytesFetched - fetched)
                 transform(items, of: source.name, from: still)
             case .failure(let failure):
                 for item in items {
