@@ -193,7 +193,7 @@ MUTATIONS = [
      "            if orientation != 1 { image = try ImageSynthesis.withOrientation(image, orientation) }",
      "            _ = orientation",
      "VideoRouteTests.aTurnedVideoGivesAnUprightPosterAndFacts"),
-    ("s3-video-read-whole", "Sources/ThumbdCore/S3/S3RangedReads.swift",
+    ("s3-video-read-whole", "Sources/ThumbdCore/Originals/RangedReads.swift",
      "        let first = index * Self.blockSize, last = min(length, first + Self.blockSize) - 1",
      "        let first = 0, last = length - 1",
      "S3LibraryTests.aPosterReadsOnlyTheRangesItsFrameNeeds"),

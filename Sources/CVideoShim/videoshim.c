@@ -6,6 +6,7 @@
 #include <libavutil/imgutils.h>
 #include <libswscale/swscale.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,10 +17,16 @@ typedef struct {
     const tv_video_reader *reader;
     int64_t position;
     int failed;
+    /* Past it (monotonic seconds), reads and seeks fail: FFmpeg never asks the interrupt
+     * callback of a custom AVIOContext, and a container's parse or seek may read for long. */
+    double deadline;
 } reader_source;
+
+static double monotonic_seconds(void);
 
 static int read_source(void *opaque, uint8_t *buffer, int size) {
     reader_source *r = opaque;
+    if (r->deadline > 0 && monotonic_seconds() > r->deadline) return AVERROR_EXIT;
     if (r->position >= r->reader->length) return AVERROR_EOF;
     int64_t left = r->reader->length - r->position;
     if (left < size) size = (int)left;
@@ -36,6 +43,7 @@ static int read_source(void *opaque, uint8_t *buffer, int size) {
 static int64_t seek_source(void *opaque, int64_t offset, int whence) {
     reader_source *r = opaque;
     if (whence & AVSEEK_SIZE) return r->reader->length;
+    if (r->deadline > 0 && monotonic_seconds() > r->deadline) return AVERROR_EXIT;
     int64_t base = 0;
     switch (whence & ~AVSEEK_FORCE) {
     case SEEK_SET: base = 0; break;
@@ -60,6 +68,8 @@ typedef struct {
     reader_source source;
     /* Past it (monotonic seconds), FFmpeg's blocking calls are interrupted; 0: never. */
     double deadline;
+    /* Decoders (the stream-info probe's too) refuse frames of more pixels; 0: any. */
+    long long max_pixels;
     AVIOContext *io;
     AVFormatContext *format;
     AVCodecContext *decoder;
@@ -104,14 +114,20 @@ static tv_video_status failure(const video_input *in, tv_video_status otherwise,
     return otherwise;
 }
 
-/* Opens the container and finds its video stream; with `decode`, opens a decoder for it. */
-static tv_video_status open_input(video_input *in, const tv_video_reader *reader, double max_seconds, int decode,
+static void quiet_log(void) { av_log_set_level(AV_LOG_QUIET); }
+
+/* Opens the container and finds its video stream; with `decode`, opens a decoder for it.
+ * `limits` (NULL: none) bound its time and the frames any decoder may make. */
+static tv_video_status open_input(video_input *in, const tv_video_reader *reader, const tv_video_limits *limits, int decode,
                                   char *message, size_t message_size) {
     /* FFmpeg's own log goes to stderr: the server's log is ours, and problems carry the detail. */
-    av_log_set_level(AV_LOG_QUIET);
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, quiet_log);
     memset(in, 0, sizeof *in);
-    in->source = (reader_source){ reader, 0, 0 };
+    double max_seconds = limits ? limits->max_seconds : 0;
     in->deadline = max_seconds > 0 ? monotonic_seconds() + max_seconds : 0;
+    in->max_pixels = limits ? limits->max_pixels : 0;
+    in->source = (reader_source){ reader, 0, 0, in->deadline };
     in->stream = -1;
     const int buffer_size = 64 * 1024;
     unsigned char *buffer = av_malloc(buffer_size);
@@ -136,7 +152,17 @@ static tv_video_status open_input(video_input *in, const tv_video_reader *reader
     }
     in->format->probesize = 5 * 1024 * 1024;
     in->format->max_analyze_duration = 5 * AV_TIME_BASE;
-    rc = avformat_find_stream_info(in->format, NULL);
+    /* The probe decodes a few frames of each stream: one thread, within the pixel limit. */
+    unsigned streams = in->format->nb_streams;
+    AVDictionary **options = streams ? av_calloc(streams, sizeof *options) : NULL;
+    if (streams && !options) return TV_VIDEO_NO_MEMORY;
+    for (unsigned i = 0; i < streams; i++) {
+        av_dict_set(&options[i], "threads", "1", 0);
+        if (in->max_pixels > 0) av_dict_set_int(&options[i], "max_pixels", in->max_pixels, 0);
+    }
+    rc = avformat_find_stream_info(in->format, options);
+    for (unsigned i = 0; i < streams; i++) av_dict_free(&options[i]);
+    av_free(options);
     if (rc < 0) {
         say(message, message_size, "the container's streams cannot be read", rc);
         return failure(in, TV_VIDEO_BROKEN, message, message_size);
@@ -151,6 +177,11 @@ static tv_video_status open_input(video_input *in, const tv_video_reader *reader
         say(message, message_size, "no video stream", 0);
         return TV_VIDEO_NOT_VIDEO;
     }
+    const AVCodecParameters *coded = in->format->streams[in->stream]->codecpar;
+    if (in->max_pixels > 0 && (long long)coded->width * coded->height > in->max_pixels) {
+        say(message, message_size, "the video's frames are over the pixel limit", 0);
+        return TV_VIDEO_TOO_LARGE;
+    }
     if (!decode) return TV_VIDEO_OK;
     in->decoder = avcodec_alloc_context3(codec);
     if (!in->decoder) return TV_VIDEO_NO_MEMORY;
@@ -160,10 +191,12 @@ static tv_video_status open_input(video_input *in, const tv_video_reader *reader
         return TV_VIDEO_BROKEN;
     }
     in->decoder->thread_count = 1;
+    if (in->max_pixels > 0) in->decoder->max_pixels = in->max_pixels;
     rc = avcodec_open2(in->decoder, codec, NULL);
     if (rc < 0) {
+        /* A decoder exists (else no stream was found for it): what it was given is corrupt. */
         say(message, message_size, "the video's decoder cannot start", rc);
-        return TV_VIDEO_UNSUPPORTED;
+        return TV_VIDEO_BROKEN;
     }
     return TV_VIDEO_OK;
 }
@@ -194,10 +227,11 @@ static void describe(const video_input *in, tv_video_info *info) {
     }
 }
 
-tv_video_status tv_video_probe(const tv_video_reader *reader, tv_video_info *info, char *message, size_t message_size) {
+tv_video_status tv_video_probe(const tv_video_reader *reader, const tv_video_limits *limits, tv_video_info *info,
+                               char *message, size_t message_size) {
     memset(info, 0, sizeof *info);
     video_input in;
-    tv_video_status status = open_input(&in, reader, 0, 0, message, message_size);
+    tv_video_status status = open_input(&in, reader, limits, 0, message, message_size);
     if (status == TV_VIDEO_OK || status == TV_VIDEO_UNSUPPORTED) describe(&in, info);
     close_input(&in);
     return status;
@@ -206,12 +240,14 @@ tv_video_status tv_video_probe(const tv_video_reader *reader, tv_video_info *inf
 /* Decodes the next frame of the stream into `frame`: 0, AVERROR_EOF at the end, another error. */
 static int next_frame(video_input *in, AVPacket *packet, AVFrame *frame, long long *packets, long long max_packets,
                       int *draining) {
+    if (past_deadline(in)) return AVERROR_EXIT;
     for (;;) {
         int rc = avcodec_receive_frame(in->decoder, frame);
         if (rc != AVERROR(EAGAIN)) return rc;
         if (*draining) return AVERROR_EOF;
         for (;;) {
             if (++*packets > max_packets) return AVERROR(E2BIG);
+            if (past_deadline(in)) return AVERROR_EXIT;
             rc = av_read_frame(in->format, packet);
             if (rc < 0) {
                 *draining = 1;
@@ -245,7 +281,7 @@ tv_video_status tv_video_frame(const tv_video_reader *reader, double seconds, do
     *shown_at = -1;
     memset(info, 0, sizeof *info);
     video_input in;
-    tv_video_status status = open_input(&in, reader, limits->max_seconds, 1, message, message_size);
+    tv_video_status status = open_input(&in, reader, limits, 1, message, message_size);
     if (status != TV_VIDEO_OK) {
         close_input(&in);
         return status;
@@ -259,10 +295,10 @@ tv_video_status tv_video_frame(const tv_video_reader *reader, double seconds, do
     }
     AVStream *stream = in.format->streams[in.stream];
     if (fraction >= 0) seconds = info->duration > 0 ? fraction * info->duration : 0;
-    if ((long long)stream->codecpar->width * stream->codecpar->height > limits->max_pixels) {
-        say(message, message_size, "the video's frames are over the pixel limit", 0);
+    if (stream->codecpar->width <= 0 || stream->codecpar->height <= 0) {
+        say(message, message_size, "the video's stream has no frame size", 0);
         close_input(&in);
-        return TV_VIDEO_TOO_LARGE;
+        return TV_VIDEO_BROKEN;
     }
     if (seconds < 0) seconds = 0;
     int64_t start = stream->start_time != AV_NOPTS_VALUE ? stream->start_time : 0;

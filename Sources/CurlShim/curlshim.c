@@ -23,6 +23,7 @@ static size_t on_header(char *data, size_t size, size_t count, void *user) {
         { "last-modified:", offsetof(tf_response, last_modified), sizeof(((tf_response *)0)->last_modified) },
         { "content-type:", offsetof(tf_response, content_type), sizeof(((tf_response *)0)->content_type) },
         { "location:", offsetof(tf_response, location), sizeof(((tf_response *)0)->location) },
+        { "content-range:", offsetof(tf_response, content_range), sizeof(((tf_response *)0)->content_range) },
     };
     tf_keep_field(data, n, t->response, fields, sizeof fields / sizeof fields[0]);
     return n;
@@ -55,6 +56,10 @@ void tf_fetch(const tf_request *request, tf_response *response) {
     }
     if (request->if_modified_since) {
         snprintf(line, sizeof line, "If-Modified-Since: %s", request->if_modified_since);
+        headers = curl_slist_append(headers, line);
+    }
+    if (request->range) {
+        snprintf(line, sizeof line, "Range: %s", request->range);
         headers = curl_slist_append(headers, line);
     }
     curl_easy_setopt(curl, CURLOPT_URL, request->url);

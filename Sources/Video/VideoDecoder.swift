@@ -61,10 +61,15 @@ public enum VideoDecoder {
         try probe(VideoReader(bytes: bytes))
     }
 
-    public static func probe(_ reader: VideoReader) throws(VideoError) -> VideoInfo {
+    /// What the video is; `limits` bound the frames the stream probe decodes and the time.
+    public static func probe(_ reader: VideoReader, limits: Limits? = nil) throws(VideoError) -> VideoInfo {
         var info = tv_video_info()
         var message = [CChar](repeating: 0, count: 256)
-        let status = withCReader(reader) { tv_video_probe($0, &info, &message, message.count) }
+        var limitsC = limits.map(cLimits)
+        let status = withCReader(reader) { reader in
+            if limitsC != nil { return tv_video_probe(reader, &limitsC!, &info, &message, message.count) }
+            return tv_video_probe(reader, nil, &info, &message, message.count)
+        }
         guard status == TV_VIDEO_OK else { throw VideoError(status, message: text(message)) }
         return made(info)
     }
@@ -76,9 +81,7 @@ public enum VideoDecoder {
 
     /// The frame shown at `moment`, and what the video is (one opening of the container).
     public static func frame(of reader: VideoReader, at moment: Moment, limits: Limits) throws(VideoError) -> (frame: VideoFrame, info: VideoInfo) {
-        var limitsC = tv_video_limits(max_pixels: Int64(limits.maxPixels), max_decoded_frames: Int32(limits.maxDecodedFrames),
-                                      max_packets: Int64(limits.maxPackets), max_duration: limits.maxDuration ?? 0,
-                                      max_seconds: limits.maxSeconds ?? 0)
+        var limitsC = cLimits(limits)
         let (seconds, fraction): (Double, Double) = switch moment {
         case .seconds(let s): (s, -1)
         case .fraction(let f): (0, min(1, max(0, f)))
@@ -95,6 +98,11 @@ public enum VideoDecoder {
         defer { tv_video_free(rgb) }
         let pixels = Array(UnsafeBufferPointer(start: rgb, count: Int(width) * Int(height) * 3))
         return (VideoFrame(rgb: pixels, width: Int(width), height: Int(height), shownAt: shownAt >= 0 ? shownAt : nil), made(info))
+    }
+
+    private static func cLimits(_ limits: Limits) -> tv_video_limits {
+        tv_video_limits(max_pixels: Int64(limits.maxPixels), max_decoded_frames: Int32(limits.maxDecodedFrames),
+                        max_packets: Int64(limits.maxPackets), max_duration: limits.maxDuration ?? 0, max_seconds: limits.maxSeconds ?? 0)
     }
 
     private static func made(_ info: tv_video_info) -> VideoInfo {

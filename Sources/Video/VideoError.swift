@@ -1,6 +1,6 @@
 import CVideoShim
 
-/// Why a video could not be read. The server maps each to its problem (415, 422, 502, 504).
+/// Why a video could not be read. The server maps each to its problem (415, 422, 502, 503).
 public enum VideoError: Error, Equatable, Sendable {
     /// No container FFmpeg reads, or no video stream in it.
     case notVideo(String)
@@ -16,6 +16,8 @@ public enum VideoError: Error, Equatable, Sendable {
     case timedOut(String)
     /// The bytes could not be read (the store failed, the file went).
     case readFailed(String)
+    /// FFmpeg could not allocate: the server's condition, not the video's.
+    case outOfMemory
 
     init(_ status: tv_video_status, message: String) {
         switch status {
@@ -25,7 +27,7 @@ public enum VideoError: Error, Equatable, Sendable {
         case TV_VIDEO_TOO_LONG: self = .tooLong(message)
         case TV_VIDEO_TIMED_OUT: self = .timedOut(message)
         case TV_VIDEO_READ_FAILED: self = .readFailed(message)
-        case TV_VIDEO_NO_MEMORY: self = .broken("out of memory")
+        case TV_VIDEO_NO_MEMORY: self = .outOfMemory
         default: self = .broken(message)
         }
     }
@@ -35,6 +37,7 @@ public enum VideoError: Error, Equatable, Sendable {
         switch self {
         case .notVideo(let m), .unsupported(let m), .tooLarge(let m), .tooLong(let m), .broken(let m), .timedOut(let m),
              .readFailed(let m): m
+        case .outOfMemory: "out of memory while decoding the video"
         }
     }
 }

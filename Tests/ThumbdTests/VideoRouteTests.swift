@@ -32,9 +32,12 @@ import TestSupport
     @Test func thePosterIsTheFrameAtTheTimeAsked() throws {
         let clip = try Self.clip.get()
         let webm = try TestClips.segments(codec: TestClips.vp9.codec, container: TestClips.vp9.container, extra: TestClips.vp9.extra)
-        let f = try LibraryFixture(files: ["clip.mp4": clip, "clip.webm": webm])
+        let mov = try TestClips.segments(container: "mov")
+        let f = try LibraryFixture(files: ["clip.mp4": clip, "clip.webm": webm, "clip.mov": mov])
         let client = try RawHTTPClient(port: f.port)
-        for name in ["clip.mp4", "clip.webm"] {
+        #expect(try client.request("GET", "/img/clip.mov").header("Content-Type") == "video/quicktime")
+        #expect(try client.request("GET", "/img/clip.webm").header("Content-Type") == "video/webm")
+        for name in ["clip.mp4", "clip.webm", "clip.mov"] {
             for (t, colour) in [("0", Self.red), ("1.5", Self.green), ("2.5", Self.blue), ("10%25", Self.red), ("90%25", Self.blue), ("60", Self.blue)] {
                 let response = try client.request("GET", "/img/\(name)?w=80&t=\(t)")
                 #expect(response.status == 200 && response.header("Content-Type") == "image/jpeg", "\(name) t=\(t): \(response.status)")
@@ -179,5 +182,32 @@ import TestSupport
         #expect(Self.near(try Self.centre(poster.body), Self.blue))
         let original = try client.request("GET", "/proxy?url=\(url)")
         #expect(original.status == 200 && original.body == bytes && original.header("Content-Type") == "video/mp4")
+    }
+
+    /// A remote video over `limits.max_source_bytes` is read by ranges from its origin (here a
+    /// thumbd serving its library, with Range and ETags): the poster costs a part of it.
+    @Test func aLargeRemoteVideoIsReadByRanges() throws {
+        let big = try TestClips.segments(["red", "lime", "blue", "yellow"], seconds: 2, width: 320, height: 240, noise: 20)
+        let origin = try LibraryFixture(files: ["big.mp4": big])
+        let f = try LibraryFixture { config in
+            config.origins.allow = ["127.0.0.1"]
+            config.origins.allowPrivate = true
+            config.limits.maxSourceBytes = 256 << 10
+        }
+        #expect(big.count > 3 * RangedReads.blockSize, "\(big.count) bytes")
+        let client = try RawHTTPClient(port: f.port)
+        let url = "http://127.0.0.1:\(origin.port)/img/big.mp4"
+        let poster = try client.request("GET", "/proxy?url=\(url)&w=80&t=6.5")
+        #expect(poster.status == 200, "\(poster.status) \(poster.text)")
+        let centre = try Self.centre(poster.body)
+        #expect(Self.near(centre, (255, 255, 0)), "yellow at 6.5 s: \(centre)")
+        let metrics = try PrometheusText(client.request("GET", "/metrics").text)
+        let fetched = try #require(metrics.value("thumbd_video_source_bytes_total", [:]))
+        #expect(fetched > 0 && fetched < Double(big.count) / 2, "the poster cost \(fetched) of \(big.count) bytes")
+        // An image over the limit is still refused for its size.
+        let photo = try ImageSynthesis.pattern(width: 800, height: 600).encode(.png)
+        try origin.write("big.png", photo)
+        #expect(photo.count > 256 << 10)
+        #expect(try client.request("GET", "/proxy?url=http://127.0.0.1:\(origin.port)/img/big.png&w=80").status == 413)
     }
 }

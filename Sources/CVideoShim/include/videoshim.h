@@ -46,7 +46,10 @@ typedef enum {
     TV_VIDEO_READ_FAILED = 8    /* the reader failed (a store down, a file gone) */
 } tv_video_status;
 
-tv_video_status tv_video_probe(const tv_video_reader *reader, tv_video_info *info, char *message, size_t message_size);
+/* What a video is. `limits` (NULL: none): max_pixels for the frames the stream probe decodes,
+ * max_seconds for the whole call. */
+tv_video_status tv_video_probe(const tv_video_reader *reader, const tv_video_limits *limits, tv_video_info *info,
+                               char *message, size_t message_size);
 
 /* The frame shown at `seconds` (the one at or before it, decoded forward from the keyframe at
  * or before it; the last one when `seconds` is past the end), as packed RGB (3 bytes a pixel,

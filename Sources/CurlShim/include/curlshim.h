@@ -26,6 +26,7 @@ typedef struct {
     size_t max_bytes;
     const char *if_none_match;      /* NULL when not revalidating */
     const char *if_modified_since;  /* NULL when not revalidating */
+    const char *range;              /* "bytes=A-B", or NULL for the whole body */
     /* Returns 1 to allow connecting to this address. */
     int (*allow_address)(const struct sockaddr *address, socklen_t length, void *context);
     void *context;
@@ -40,6 +41,7 @@ typedef struct {
     char last_modified[64];
     char content_type[128];
     char location[2048];
+    char content_range[128];
     char message[256];
 } tf_response;
 

@@ -73,13 +73,11 @@ public final class ThumbdApp: HTTPHandler {
         }
         let budget = MemoryBudget(limit: memory.transformBudget, reservedChanged: yielding)
         let faces = detector.map { SourceFaces(detector: $0, store: store, maxPixels: config.limits.maxSourcePixels) }
-        thumbnails = ThumbnailService(store: store, pool: pool, memory: budget,
-                                      limits: .init(maxSourceBytes: config.limits.maxSourceBytes,
-                                                    maxSourcePixels: config.limits.maxSourcePixels,
-                                                    maxDimension: config.limits.maxDimension, maxFrames: config.limits.maxFrames,
-                                                    sharesDecodes: config.output.sharedDecode,
-                                                    videoMaxDuration: config.limits.videoMaxDuration,
-                                                    videoMaxDecodeSeconds: config.limits.videoDecodeSeconds),
+        let limits = ThumbnailService.Limits(maxSourceBytes: config.limits.maxSourceBytes, maxSourcePixels: config.limits.maxSourcePixels,
+                                             maxDimension: config.limits.maxDimension, maxFrames: config.limits.maxFrames,
+                                             sharesDecodes: config.output.sharedDecode, videoMaxDuration: config.limits.videoMaxDuration,
+                                             videoMaxDecodeSeconds: config.limits.videoDecodeSeconds)
+        thumbnails = ThumbnailService(store: store, pool: pool, memory: budget, limits: limits,
                                       metrics: metrics, clock: clock, logger: logger, faces: faces)
         // Originals fetched from elsewhere (remote origins, an S3 library) share one tier.
         let originalStore = OriginalStore(memoryBytes: memory.originalsTier, disk: disk)
@@ -95,11 +93,12 @@ public final class ThumbdApp: HTTPHandler {
         }
         let library: any LibraryBackend = switch root {
         case .folder(let folder):
-            FolderLibrary(library: folder, fields: imageFields.headers(for:), smallOriginals: memory.smallOriginals, clock: clock)
+            FolderLibrary(library: folder, fields: imageFields.headers(for:), smallOriginals: memory.smallOriginals, clock: clock,
+                          videoLimits: limits.video)
         case .bucket(let location):
             S3Library(location: location, client: config.s3Client(for: location, clock: clock).recording(to: metrics), ttl: config.library.s3.ttl,
                       maxSourceBytes: config.limits.maxSourceBytes, listPageSize: config.library.s3.listPageSize, store: originalStore,
-                      pool: pool, clock: clock, logger: logger)
+                      pool: pool, clock: clock, logger: logger, videoLimits: limits.video)
         }
         let endpoint = ThumbnailEndpoint(service: thumbnails, presenter: presenter, watermarks: library.watermarks)
         if case .bucket = root {

@@ -22,6 +22,7 @@ extension ThumbnailFailure: HTTPProblem {
         case .overloaded: Overloaded().fields
         case .source(let error as any HTTPProblem): error.fields
         case .imaging(let error): error.fields
+        case .video(let error): error.fields
         default: []
         }
     }

@@ -17,6 +17,13 @@ extension VideoError: HTTPProblem {
         // The source failed, not the client: the store or the file went away.
         case .readFailed(let message):
             ProblemDetails(.badGateway, detail: message)
+        case .outOfMemory:
+            ProblemDetails(.serviceUnavailable, detail: message)
         }
+    }
+
+    var fields: [(name: HTTPFieldName, value: String)] {
+        if case .outOfMemory = self { return Overloaded().fields }
+        return []
     }
 }

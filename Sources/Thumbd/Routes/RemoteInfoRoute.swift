@@ -43,7 +43,8 @@ struct RemoteInfoRoute: Sendable {
             if let kept = known.get(url), kept.version == original.version.tag.text {
                 facts = kept.facts
             } else {
-                facts = try ImageFacts.read(original.bytes, format: format, bytes: Int64(original.bytes.count))
+                facts = try ImageFacts.read(SourceContent(bytes: original.bytes, format: format), bytes: Int64(original.bytes.count),
+                                            limits: LibraryIndex.defaultVideoLimits)
                 known.put(url, (original.version.tag.text, facts), cost: 1)
             }
             // Left out when they cannot be found (an image over the pixel limit), as on `/v1/images`.

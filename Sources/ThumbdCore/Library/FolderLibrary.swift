@@ -14,10 +14,11 @@ package struct FolderLibrary: LibraryBackend {
 
     /// `smallOriginals`: bytes of small files kept in memory; `fields`: the response fields of an
     /// original of a media type (the app's image fields).
+    /// `videoLimits`: what a video's facts may cost (the thumbnails' video limits).
     package init(library: ImageLibrary, fields: @escaping @Sendable (String) -> HTTPHeaders, smallOriginals: Int,
-                 clock: any MonotonicClock) {
+                 clock: any MonotonicClock, videoLimits: VideoDecoder.Limits = LibraryIndex.defaultVideoLimits) {
         files = LibraryFileCache(library: library, fields: fields, capacityBytes: smallOriginals)
-        index = LibraryIndex(catalog: FolderCatalog(root: library.rootPath), clock: clock)
+        index = LibraryIndex(catalog: FolderCatalog(root: library.rootPath), clock: clock, videoLimits: videoLimits)
         self.clock = clock
     }
 

@@ -1,4 +1,5 @@
 import Imaging
+import Video
 import WireCoding
 
 /// The HTTP origins `/proxy` and `/v1/info` fetch from, as an `OriginStore`: an id is a URL,
@@ -52,11 +53,23 @@ package struct HTTPOrigin: OriginStore {
 
     package func unavailable(_ reason: String) -> Failure { .originUnavailable(reason) }
 
-    private func get(_ url: String, ifNoneMatch: String?, ifModifiedSince: String?) throws(Failure)
+    /// `range` ("bytes=A-B") of `url`, a 206 with its fields: a part of a video read in parts.
+    package func part(_ url: String, range: String, bytes: Int) throws(Failure) -> OriginFetcher.Response {
+        let answer = try get(url, ifNoneMatch: nil, ifModifiedSince: nil, range: range, bodyLimit: bytes)
+        guard answer.status == 206 else {
+            metrics.recordOriginFetch(result: "status", seconds: answer.seconds)
+            throw .fetch(.status(answer.status))
+        }
+        metrics.recordOriginFetch(result: "ok", seconds: answer.seconds)
+        return answer.response
+    }
+
+    private func get(_ url: String, ifNoneMatch: String?, ifModifiedSince: String?, range: String? = nil, bodyLimit: Int? = nil) throws(Failure)
         -> (status: Int, response: OriginFetcher.Response, seconds: Double) {
         let started = fetcher.clock.now()
         do {
-            let response = try fetcher.fetch(url, ifNoneMatch: ifNoneMatch, ifModifiedSince: ifModifiedSince)
+            let response = try fetcher.fetch(url, ifNoneMatch: ifNoneMatch, ifModifiedSince: ifModifiedSince, range: range,
+                                             bodyLimit: bodyLimit)
             return (response.status, response, fetcher.clock.now() - started)
         } catch {
             metrics.recordOriginFetch(result: Self.label(error), seconds: fetcher.clock.now() - started)
@@ -116,3 +129,27 @@ package struct HTTPOrigin: OriginStore {
 /// revalidated with a conditional request after it (a 304 keeps them), and served stale when
 /// the origin fails; each origin host has its `StoreHealth`.
 package typealias RemoteOriginals = FetchedOriginals<HTTPOrigin>
+
+extension FetchedOriginals where Store == HTTPOrigin {
+    /// A remote video too large to fetch whole, read by ranged GETs (`RangedReads`) through the
+    /// host's health: the first block tells its format, length and version (its ETag, else its
+    /// Last-Modified), and every later block must carry the same, so a rewrite midway fails the
+    /// read. Nil when it is no video, or the origin serves no ranges or no validator. Blocking.
+    package func videoReader(_ url: String) -> (reader: VideoReader, version: SourceVersion)? {
+        let block = RangedReads.blockSize
+        guard case .success(let head) = ask(url, { () throws(HTTPOrigin.Failure) in try store.part(url, range: "bytes=0-\(block - 1)", bytes: block) }),
+              let length = head.completeLength, let format = ImageFormat.sniff(head.body), format.isVideo else { return nil }
+        let lastModified = head.lastModified.flatMap { HTTPDate.parse($0) } ?? 0
+        guard head.etag?.isEmpty == false || lastModified > 0 else { return nil }
+        let version = SourceVersion(tag: HTTPOrigin.versionTag(etag: head.etag, lastModified: lastModified, body: []), format: format,
+                                    lastModified: lastModified, byteCount: length)
+        let reader = RangedReads.reader(length: length, first: head.body) { [self] first, last in
+            guard case .success(let part) = ask(url, { () throws(HTTPOrigin.Failure) in
+                try store.part(url, range: "bytes=\(first)-\(last)", bytes: last - first + 1)
+            }), part.etag == head.etag, part.lastModified == head.lastModified,
+                part.contentRange?.hasPrefix("bytes \(first)-") == true else { return nil }
+            return part.body
+        }
+        return (reader, version)
+    }
+}

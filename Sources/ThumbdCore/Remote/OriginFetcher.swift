@@ -22,13 +22,23 @@ public struct OriginFetcher: Sendable {
         public var etag: String?
         public var lastModified: String?
         public var contentType: String?
+        /// A 206's `Content-Range`.
+        public var contentRange: String?
 
-        package init(status: Int, body: [UInt8], etag: String? = nil, lastModified: String? = nil, contentType: String? = nil) {
+        package init(status: Int, body: [UInt8], etag: String? = nil, lastModified: String? = nil, contentType: String? = nil,
+                     contentRange: String? = nil) {
             self.status = status
             self.body = body
             self.etag = etag
             self.lastModified = lastModified
             self.contentType = contentType
+            self.contentRange = contentRange
+        }
+
+        /// The whole representation's length, from a 206's `Content-Range`.
+        public var completeLength: Int? {
+            guard let range = contentRange, let slash = range.lastIndex(of: "/") else { return nil }
+            return Int(range[range.index(after: slash)...])
         }
     }
 
@@ -77,8 +87,11 @@ public struct OriginFetcher: Sendable {
         return components.string ?? url
     }
 
-    /// 200 with the body, or 304 when the validators still hold; anything else throws.
-    public func fetch(_ url: String, ifNoneMatch: String? = nil, ifModifiedSince: String? = nil) throws(Failure) -> Response {
+    /// 200 with the body, or 304 when the validators still hold; with `range` ("bytes=A-B"),
+    /// also 206 with that part; anything else throws.
+    /// `bodyLimit`: bytes the body may have instead of `maxBytes` (a ranged read's block).
+    public func fetch(_ url: String, ifNoneMatch: String? = nil, ifModifiedSince: String? = nil, range: String? = nil,
+                      bodyLimit: Int? = nil) throws(Failure) -> Response {
         _ = Self.started
         let deadline = clock.now() + totalTimeout
         var current = url
@@ -88,20 +101,20 @@ public struct OriginFetcher: Sendable {
             let remaining = deadline - clock.now()
             guard remaining > 0 else { throw .timeout }
             let response = try once(Self.withoutTrailingDots(current), timeout: remaining, ifNoneMatch: ifNoneMatch,
-                                    ifModifiedSince: ifModifiedSince)
+                                    ifModifiedSince: ifModifiedSince, range: range, bodyLimit: bodyLimit ?? maxBytes)
             if [301, 302, 303, 307, 308].contains(response.status) {
                 guard let location = response.location, let next = URL(string: location, relativeTo: URL(string: current))?.absoluteString
                 else { throw .status(response.status) }
                 current = next
                 continue
             }
-            if response.status == 200 || response.status == 304 { return response.value }
+            if response.status == 200 || response.status == 304 || (range != nil && response.status == 206) { return response.value }
             throw .status(response.status)
         }
         throw .tooManyRedirects
     }
 
-    private func once(_ url: String, timeout: Double, ifNoneMatch: String?, ifModifiedSince: String?) throws(Failure)
+    private func once(_ url: String, timeout: Double, ifNoneMatch: String?, ifModifiedSince: String?, range: String?, bodyLimit: Int) throws(Failure)
         -> (status: Int, location: String?, value: Response) {
         var response = tf_response()
         let check: @convention(c) (UnsafePointer<sockaddr>?, socklen_t, UnsafeMutableRawPointer?) -> Int32 =
@@ -109,10 +122,13 @@ public struct OriginFetcher: Sendable {
         url.withCString { urlPointer in
             withOptionalCString(ifNoneMatch) { etag in
                 withOptionalCString(ifModifiedSince) { since in
-                    var request = tf_request(url: urlPointer, connect_timeout_ms: Int(min(connectTimeout, timeout) * 1000),
-                                             total_timeout_ms: max(1, Int(timeout * 1000)), max_bytes: maxBytes,
-                                             if_none_match: etag, if_modified_since: since, allow_address: check, context: nil)
-                    tf_fetch(&request, &response)
+                    withOptionalCString(range) { range in
+                        var request = tf_request(url: urlPointer, connect_timeout_ms: Int(min(connectTimeout, timeout) * 1000),
+                                                 total_timeout_ms: max(1, Int(timeout * 1000)), max_bytes: bodyLimit,
+                                                 if_none_match: etag, if_modified_since: since, range: range, allow_address: check,
+                                                 context: nil)
+                        tf_fetch(&request, &response)
+                    }
                 }
             }
         }
@@ -134,7 +150,8 @@ public struct OriginFetcher: Sendable {
         let body = response.body.map { Array(UnsafeBufferPointer(start: $0, count: response.body_length)) } ?? []
         return (Int(response.status), text(response.location),
                 Response(status: Int(response.status), body: body, etag: text(response.etag),
-                         lastModified: text(response.last_modified), contentType: text(response.content_type)))
+                         lastModified: text(response.last_modified), contentType: text(response.content_type),
+                         contentRange: text(response.content_range)))
     }
 
     /// The connect-time check, on the address libcurl is about to connect to.

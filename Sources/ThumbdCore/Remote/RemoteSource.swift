@@ -1,5 +1,6 @@
 import Clocks
 import HTTP
+import Video
 
 /// A remote original as a thumbnail source: its version is known without a fetch while it
 /// is fresh; otherwise `load` fetches or revalidates it (once for every size asked of it at
@@ -23,6 +24,14 @@ package struct RemoteSource: ThumbnailSource {
         case .failure(let failure):
             return .failure(.source(failure))
         }
+    }
+
+    package var readsVideosInParts: Bool { true }
+
+    /// A video over `limits.max_source_bytes`, once its whole fetch was refused, read by ranges
+    /// (`RemoteOriginals.videoReader`); smaller ones are fetched whole and kept as originals.
+    package func videoReader(refusedWhole: Bool) -> (reader: VideoReader, version: SourceVersion)? {
+        refusedWhole ? originals.videoReader(url) : nil
     }
 
     package init(url: String, originals: RemoteOriginals, clock: any MonotonicClock) {

@@ -33,7 +33,7 @@ package struct S3Catalog: LibraryCatalog {
 
     package func read(_ entry: LibraryIndex.Entry) -> SourceContent? {
         let key = objects.client.location.prefix + entry.path
-        if entry.size > objects.maxBytes, let video = objects.videoReader(key) {
+        if entry.size > objects.maxBytes, let video = objects.videoReader(key, asking: true) {
             guard video.version.tag.text == entry.version, let format = video.version.format else { return nil }
             return .video(video.reader, format)
         }

@@ -42,9 +42,10 @@ package struct S3Bucket: OriginStore {
     package func unavailable(_ reason: String) -> S3Error { .unavailable("the store is not answering: \(reason)") }
 
     /// One request for `key` (HEAD or GET, with `fields`); a 5xx is a failure (the store is
-    /// down), other statuses are answers.
-    package func object(_ key: String, head: Bool = false, fields: [(HTTPFieldName, String)] = []) throws(S3Error) -> S3Response {
-        let response = try client.object(key, head: head, fields: fields, maxBytes: maxBytes)
+    /// down), other statuses are answers. `bodyLimit`: bytes the body may have instead of
+    /// `maxBytes` (a ranged read's block).
+    package func object(_ key: String, head: Bool = false, fields: [(HTTPFieldName, String)] = [], bodyLimit: Int? = nil) throws(S3Error) -> S3Response {
+        let response = try client.object(key, head: head, fields: fields, maxBytes: bodyLimit ?? maxBytes)
         guard response.status < 500 else { throw response.failure }
         return response
     }
@@ -67,8 +68,8 @@ extension FetchedOriginals where Store == S3Bucket {
 
     /// One request for `key` through the store's health (`ask`); a 5xx is a failure (the
     /// store is down), other statuses are answers.
-    package func object(_ key: String, head: Bool = false, fields: [(HTTPFieldName, String)] = []) -> Result<S3Response, S3Error> {
-        ask(key) { () throws(S3Error) in try store.object(key, head: head, fields: fields) }
+    package func object(_ key: String, head: Bool = false, fields: [(HTTPFieldName, String)] = [], bodyLimit: Int? = nil) -> Result<S3Response, S3Error> {
+        ask(key) { () throws(S3Error) in try store.object(key, head: head, fields: fields, bodyLimit: bodyLimit) }
     }
 
     /// The object `key` passed on as it arrives (`S3Client.stream`, within `limits.max_source_bytes`),

@@ -43,8 +43,8 @@ package final class ThumbnailService: Sendable {
             self.videoMaxDecodeSeconds = videoMaxDecodeSeconds
         }
 
-        /// What FFmpeg may spend on one still.
-        var video: VideoDecoder.Limits {
+        /// What FFmpeg may spend on one still (and on a library video's facts).
+        package var video: VideoDecoder.Limits {
             VideoDecoder.Limits(maxPixels: maxSourcePixels, maxDuration: videoMaxDuration, maxSeconds: videoMaxDecodeSeconds)
         }
     }
@@ -296,16 +296,17 @@ package final class ThumbnailService: Sendable {
                        for items: [SourceBatches.Item]) -> Result<LoadedSource, ThumbnailFailure>? {
         let started = clock.now()
         let info: VideoInfo
-        do { info = try VideoDecoder.probe(reader) } catch { return .failure(.video(error)) }
+        do { info = try VideoDecoder.probe(reader, limits: limits.video) } catch { return .failure(.video(error)) }
+        guard info.width > 0, info.height > 0 else { return .failure(.video(.broken("the video's stream has no frame size"))) }
         guard info.width * info.height <= limits.maxSourcePixels else {
             return .failure(.imaging(.tooManyPixels(width: info.width, height: info.height, limit: limits.maxSourcePixels)))
         }
         let flightsOfStill = items.map(\.flight)
         let made: Result<[UInt8], MemoryBudget.Refusal>
         do throws(ImagingOrVideoError) {
-            made = try memory.withReserved(VideoStills.estimate(width: info.width, height: info.height),
+            made = try memory.withReserved(stills.estimate(kind, width: info.width, height: info.height),
                                            abandoned: { [flights] in flightsOfStill.allSatisfy(flights.isUnwanted) }) {
-                () throws(ImagingOrVideoError) -> [UInt8] in try stills.still(kind, from: reader).bytes
+                () throws(ImagingOrVideoError) -> [UInt8] in try stills.still(kind, from: reader, duration: info.duration).bytes
             }
         } catch {
             switch error {

@@ -33,18 +33,23 @@ package struct VideoStills: Sendable {
     static let defaultSeconds = 1.0
     static let laterFractions = [0.25, 0.5]
 
-    /// The still's bytes (an image source: `FrameStill`) and what the video is.
-    package func still(_ kind: Kind, from reader: VideoReader) throws(ImagingOrVideoError) -> (bytes: [UInt8], info: VideoInfo) {
+    /// The still's bytes (an image source: `FrameStill`) and what the video is. `duration`, when
+    /// already known (probed), picks the default poster's time before any frame is decoded.
+    package func still(_ kind: Kind, from reader: VideoReader, duration: Double? = nil) throws(ImagingOrVideoError)
+        -> (bytes: [UInt8], info: VideoInfo) {
         switch kind {
-        case .poster(let time): return try poster(reader, at: time)
+        case .poster(let time): return try poster(reader, at: time, duration: duration)
         case .preview: return try preview(reader)
         }
     }
 
-    private func poster(_ reader: VideoReader, at time: VideoTime?) throws(ImagingOrVideoError) -> (bytes: [UInt8], info: VideoInfo) {
-        var (frame, info) = try decode(reader, at: time.map(Self.moment) ?? .seconds(Self.defaultSeconds))
+    private func poster(_ reader: VideoReader, at time: VideoTime?, duration known: Double?) throws(ImagingOrVideoError)
+        -> (bytes: [UInt8], info: VideoInfo) {
+        let short = { (duration: Double?) in duration.map { $0 < 10 * Self.defaultSeconds } ?? false }
+        let first: VideoDecoder.Moment = time.map(Self.moment) ?? (short(known) ? .fraction(0.1) : .seconds(Self.defaultSeconds))
+        var (frame, info) = try decode(reader, at: first)
         if time == nil {
-            if let duration = info.duration, duration < 10 * Self.defaultSeconds {
+            if known == nil, short(info.duration) {
                 (frame, info) = try decode(reader, at: .fraction(0.1))
             }
             var fractions = Self.laterFractions[...]
@@ -98,9 +103,12 @@ package struct VideoStills: Sendable {
     }
 
     /// Working memory a still of a `width` x `height` video holds at its peak: the decoder's
-    /// frames (about eight in YUV 4:2:0), the RGB frame, libvips' copy of it and the TIFF.
-    package static func estimate(width: Int, height: Int) -> Int {
-        width * height * (8 * 3 / 2 + 3 * 3)
+    /// frames (about eight in YUV 4:2:0), the RGB frame, libvips' copy of it and the TIFF; a
+    /// preview also holds each keyframe's RGB until its frames are shrunk and joined.
+    package func estimate(_ kind: Kind, width: Int, height: Int) -> Int {
+        let poster = width * height * (8 * 3 / 2 + 3 * 3)
+        guard case .preview = kind else { return poster }
+        return poster + previewFrames * width * height * 3
     }
 }
 

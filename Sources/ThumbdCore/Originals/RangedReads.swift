@@ -2,34 +2,37 @@ import HTTP
 import Imaging
 import Video
 
-/// An S3 object read where FFmpeg asks (a video's index, then the bytes from a keyframe on), by
-/// ranged GETs of whole blocks through the store's health, each with `If-Match` on the version's
-/// ETag, so a rewrite midway fails the read instead of mixing two versions. The last few blocks
-/// are kept: FFmpeg reads the same region in small steps and seeks back. One thread uses it.
-package final class S3RangedReads {
+/// An original in a store read where FFmpeg asks (a video's index, then the bytes from a
+/// keyframe on), by ranged requests of whole blocks that check they still read the same version
+/// (an S3 object's `If-Match`, an origin's ETag compared), so a rewrite midway fails the read
+/// instead of mixing two versions. The last few blocks are kept: FFmpeg reads the same region
+/// in small steps and seeks back. One thread uses it.
+package final class RangedReads {
     package static let blockSize = 1 << 20
     static let keptBlocks = 8
 
-    private let objects: S3Objects
-    private let key: String
-    private let etag: String
+    /// Bytes `first...last` of the version read, or nil when they cannot be had as that version.
+    package typealias Fetch = (_ first: Int, _ last: Int) -> [UInt8]?
+
+    private let fetchBlock: Fetch
     private var blocks: [Int: [UInt8]] = [:]
     private var order: [Int] = []
     /// Body bytes the store sent.
     private(set) var fetched = 0
 
-    /// A reader of `key` at `version` (its ETag), `length` bytes long.
-    package static func reader(_ objects: S3Objects, key: String, version: SourceVersion, length: Int) -> VideoReader? {
-        guard let etag = version.storeETag else { return nil }
-        let reads = S3RangedReads(objects: objects, key: key, etag: etag)
+    /// A reader of `length` bytes; `first`, when given, is the first block as already fetched.
+    package static func reader(length: Int, first: [UInt8]? = nil, fetch: @escaping Fetch) -> VideoReader {
+        let reads = RangedReads(fetch: fetch)
+        if let first, first.count == min(length, blockSize) {
+            reads.keep(0, first)
+            reads.fetched = first.count
+        }
         return VideoReader(length: length, read: { offset, buffer in reads.read(at: offset, into: buffer, length: length) },
                            fetched: { reads.fetched })
     }
 
-    private init(objects: S3Objects, key: String, etag: String) {
-        self.objects = objects
-        self.key = key
-        self.etag = etag
+    private init(fetch: @escaping Fetch) {
+        fetchBlock = fetch
     }
 
     private func read(at offset: Int, into buffer: UnsafeMutableRawBufferPointer, length: Int) -> Int? {
@@ -45,20 +48,21 @@ package final class S3RangedReads {
 
     private func fetch(_ index: Int, length: Int) -> [UInt8]? {
         let first = index * Self.blockSize, last = min(length, first + Self.blockSize) - 1
-        guard case .success(let response) = objects.object(key, fields: [(.range, "bytes=\(first)-\(last)"), (.ifMatch, etag)]),
-              response.status == 206 || (response.status == 200 && first == 0), response.body.count >= last - first + 1
-        else { return nil }
-        let block = response.status == 206 ? response.body : Array(response.body[first...last])
-        fetched += response.body.count
+        guard let block = fetchBlock(first, last), block.count == last - first + 1 else { return nil }
+        fetched += block.count
+        keep(index, block)
+        return block
+    }
+
+    private func keep(_ index: Int, _ block: [UInt8]) {
         blocks[index] = block
         order.append(index)
         if order.count > Self.keptBlocks { blocks[order.removeFirst()] = nil }
-        return block
     }
 }
 
 extension FetchedOriginals where Store == S3Bucket {
-    /// The object `key` read by ranges when it is a video (`S3RangedReads`), with its version;
+    /// The object `key` read by ranges when it is a video (`RangedReads`), with its version;
     /// nil when it is not one, cannot be asked, or is to be read whole. A version known with its
     /// format decides. Else, for an object known to be over `limits.max_source_bytes` (which
     /// could not be read whole anyway) or with `asking` (a whole read was just refused), its
@@ -69,15 +73,28 @@ extension FetchedOriginals where Store == S3Bucket {
         let known = freshVersion(key) ?? ((try? currentVersion(key).get()) ?? nil)
         if let known, let format = known.format {
             guard format.isVideo, let length = known.byteCount, length > maxBytes || asking else { return nil }
-            return S3RangedReads.reader(self, key: key, version: known, length: length).map { ($0, known) }
+            return rangedReader(key, version: known, length: length).map { ($0, known) }
         }
         guard asking || (known?.byteCount ?? 0) > maxBytes else { return nil }
         var fields: [(HTTPFieldName, String)] = [(.range, "bytes=0-\(ImageFormat.sniffLength - 1)")]
         if let etag = known?.storeETag { fields.append((.ifMatch, etag)) }
-        guard case .success(let head) = object(key, fields: fields), head.status == 206,
+        guard case .success(let head) = object(key, fields: fields, bodyLimit: ImageFormat.sniffLength), head.status == 206,
               let format = ImageFormat.sniff(head.body), format.isVideo,
               let version = head.version(format: format), let length = version.byteCount
         else { return nil }
-        return S3RangedReads.reader(self, key: key, version: version, length: length).map { ($0, version) }
+        // Known as a video from now on: later misses and the listing read it in parts at once.
+        remember(key, version)
+        return rangedReader(key, version: version, length: length).map { ($0, version) }
+    }
+
+    /// `key` at `version` read by ranged GETs, each `If-Match` its ETag.
+    private func rangedReader(_ key: String, version: SourceVersion, length: Int) -> VideoReader? {
+        guard let etag = version.storeETag else { return nil }
+        return RangedReads.reader(length: length) { [self] first, last in
+            guard case .success(let response) = object(key, fields: [(.range, "bytes=\(first)-\(last)"), (.ifMatch, etag)],
+                                                        bodyLimit: last - first + 1),
+                  response.status == 206, response.contentRange?.hasPrefix("bytes \(first)-") == true else { return nil }
+            return response.body
+        }
     }
 }
