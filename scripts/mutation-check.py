@@ -197,6 +197,14 @@ MUTATIONS = [
      "        let first = index * Self.blockSize, last = min(length, first + Self.blockSize) - 1",
      "        let first = 0, last = length - 1",
      "S3LibraryTests.aPosterReadsOnlyTheRangesItsFrameNeeds"),
+    ("origin-video-refused", "Sources/ThumbdCore/Remote/RemoteSource.swift",
+     "        refusedWhole ? originals.videoReader(url) : nil",
+     "        nil",
+     "VideoRouteTests.aLargeRemoteVideoIsReadByRanges"),
+    ("video-stills-per-thumbnail", "Sources/ThumbdCore/Thumbnails/ThumbnailService.swift",
+     "            let kind = VideoStills.kind(of: item.request.identity(of: source.name, at: version).options)",
+     "            let kind = VideoStills.Kind.poster(.seconds(Double(groups.count) / 1000))",
+     "VideoStillsServiceTests"),
 ]
 
 
