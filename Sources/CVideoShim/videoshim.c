@@ -178,6 +178,11 @@ static tv_video_status open_input(video_input *in, const tv_video_reader *reader
         return TV_VIDEO_NOT_VIDEO;
     }
     const AVCodecParameters *coded = in->format->streams[in->stream]->codecpar;
+    /* Bounded calls (every frame, the service's probe) need a size to reserve memory by. */
+    if (limits && (coded->width <= 0 || coded->height <= 0)) {
+        say(message, message_size, "the video's stream has no frame size", 0);
+        return TV_VIDEO_BROKEN;
+    }
     if (in->max_pixels > 0 && (long long)coded->width * coded->height > in->max_pixels) {
         say(message, message_size, "the video's frames are over the pixel limit", 0);
         return TV_VIDEO_TOO_LARGE;
@@ -295,11 +300,6 @@ tv_video_status tv_video_frame(const tv_video_reader *reader, double seconds, do
     }
     AVStream *stream = in.format->streams[in.stream];
     if (fraction >= 0) seconds = info->duration > 0 ? fraction * info->duration : 0;
-    if (stream->codecpar->width <= 0 || stream->codecpar->height <= 0) {
-        say(message, message_size, "the video's stream has no frame size", 0);
-        close_input(&in);
-        return TV_VIDEO_BROKEN;
-    }
     if (seconds < 0) seconds = 0;
     int64_t start = stream->start_time != AV_NOPTS_VALUE ? stream->start_time : 0;
     int64_t target = start + (int64_t)llround(seconds / av_q2d(stream->time_base));

@@ -61,7 +61,8 @@ public enum VideoDecoder {
         try probe(VideoReader(bytes: bytes))
     }
 
-    /// What the video is; `limits` bound the frames the stream probe decodes and the time.
+    /// What the video is; `limits` bound the frames the stream probe decodes and the time, and
+    /// refuse a stream over the pixel limit or without a frame size.
     public static func probe(_ reader: VideoReader, limits: Limits? = nil) throws(VideoError) -> VideoInfo {
         var info = tv_video_info()
         var message = [CChar](repeating: 0, count: 256)

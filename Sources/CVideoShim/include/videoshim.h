@@ -46,8 +46,8 @@ typedef enum {
     TV_VIDEO_READ_FAILED = 8    /* the reader failed (a store down, a file gone) */
 } tv_video_status;
 
-/* What a video is. `limits` (NULL: none): max_pixels for the frames the stream probe decodes,
- * max_seconds for the whole call. */
+/* What a video is. `limits` (NULL: none): max_pixels for the frames the stream probe decodes
+ * (and a stream over it, or without a frame size, is refused), max_seconds for the whole call. */
 tv_video_status tv_video_probe(const tv_video_reader *reader, const tv_video_limits *limits, tv_video_info *info,
                                char *message, size_t message_size);
 

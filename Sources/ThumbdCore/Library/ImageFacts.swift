@@ -50,7 +50,6 @@ package struct ImageFacts: Sendable, Equatable {
     package static func read(video reader: VideoReader, format: ImageFormat, bytes: Int64,
                              limits: VideoDecoder.Limits) throws(ImagingOrVideoError) -> ImageFacts {
         let (still, info) = try VideoStills(limits: limits).still(.poster(nil), from: reader)
-        guard info.width > 0, info.height > 0 else { throw .video(.broken("the video's stream has no frame size")) }
         let preview: ImagePreview
         do { preview = try ImagePreview.make(still, maxSide: 100) } catch { throw .imaging(error) }
         let turned = info.rotation == 90 || info.rotation == 270

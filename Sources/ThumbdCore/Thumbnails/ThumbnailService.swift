@@ -296,11 +296,8 @@ package final class ThumbnailService: Sendable {
                        for items: [SourceBatches.Item]) -> Result<LoadedSource, ThumbnailFailure>? {
         let started = clock.now()
         let info: VideoInfo
+        // Bounded: a stream without a frame size or over the pixel limit is refused here.
         do { info = try VideoDecoder.probe(reader, limits: limits.video) } catch { return .failure(.video(error)) }
-        guard info.width > 0, info.height > 0 else { return .failure(.video(.broken("the video's stream has no frame size"))) }
-        guard info.width * info.height <= limits.maxSourcePixels else {
-            return .failure(.imaging(.tooManyPixels(width: info.width, height: info.height, limit: limits.maxSourcePixels)))
-        }
         let flightsOfStill = items.map(\.flight)
         let made: Result<[UInt8], MemoryBudget.Refusal>
         do throws(ImagingOrVideoError) {
