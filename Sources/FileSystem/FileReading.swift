@@ -12,17 +12,24 @@ public enum FileReading {
         guard count >= 0 else { return nil }
         var failed = false
         let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, filled in
-            var done = 0
-            while done < count {
-                let n = pread(descriptor, buffer.baseAddress! + done, count - done, off_t(offset) + off_t(done))
-                if n < 0, errno == EINTR { continue }
-                if n < 0 { failed = true }
-                if n <= 0 { break }
-                done += n
-            }
-            filled = done
+            let done = read(descriptor, into: UnsafeMutableRawBufferPointer(buffer), at: offset)
+            failed = done == nil
+            filled = done ?? 0
         }
         return failed ? nil : bytes
+    }
+
+    /// Fills `buffer` from `offset`: how many bytes (fewer at the end of the file), nil on an error.
+    public static func read(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) -> Int? {
+        var done = 0
+        while done < buffer.count {
+            let n = pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+            if n < 0, errno == EINTR { continue }
+            if n < 0 { return nil }
+            if n == 0 { break }
+            done += n
+        }
+        return done
     }
 
     /// Exactly `count` bytes from `offset`, or nil (an error, or the file ended first).

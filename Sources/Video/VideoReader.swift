@@ -1,8 +1,7 @@
-import Glibc
-
-/// Where FFmpeg reads a video's bytes: in memory, a file read with `pread`, or any ranged
-/// reader (an S3 object read by ranged GETs). Counts what it was asked for, so a test or a
-/// benchmark can tell how much of a video a frame cost. Used by one thread at a time.
+/// Where FFmpeg reads a video's bytes: in memory, or any reader (a library file by `pread`, an
+/// S3 object or a remote original by ranged GETs: `ThumbdCore` makes them). Counts what it was
+/// asked for, so a test or a benchmark can tell how much of a video a frame cost. Used by one
+/// thread at a time.
 public final class VideoReader {
     public let length: Int
     /// Bytes handed to FFmpeg, and calls that handed them.
@@ -30,19 +29,6 @@ public final class VideoReader {
             guard count > 0 else { return 0 }
             bytes.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + offset, byteCount: count) }
             return count
-        }
-    }
-
-    /// A file's bytes, read where FFmpeg asks with `pread`. The descriptor stays the caller's;
-    /// `owner`, when given, is held as long as the reader (the object that closes it).
-    public convenience init(descriptor: Int32, length: Int, keeping owner: AnyObject? = nil) {
-        self.init(length: length) { offset, buffer in
-            withExtendedLifetime(owner) {}
-            while true {
-                let n = pread(descriptor, buffer.baseAddress, buffer.count, off_t(offset))
-                if n >= 0 { return n }
-                if errno != EINTR { return nil }
-            }
         }
     }
 

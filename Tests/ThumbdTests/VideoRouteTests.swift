@@ -86,6 +86,21 @@ import TestSupport
         #expect(info["width"] as? Int == 120 && info["height"] as? Int == 160, "\(info)")
     }
 
+    /// A library file is read where FFmpeg asks (`VideoReader(file:length:)`): a poster of a long
+    /// grainy clip costs a part of it, not the whole file.
+    @Test func aLibraryPosterReadsPartOfItsFile() throws {
+        let big = try TestClips.segments(["red", "lime", "blue", "yellow"], seconds: 2, width: 320, height: 240, noise: 20)
+        let f = try LibraryFixture(files: ["big.mp4": big])
+        let client = try RawHTTPClient(port: f.port)
+        let poster = try client.request("GET", "/img/big.mp4?w=80&t=6.5")
+        #expect(poster.status == 200, "\(poster.status)")
+        let centre = try Self.centre(poster.body)
+        #expect(Self.near(centre, (255, 255, 0)), "yellow at 6.5 s: \(centre)")
+        let metrics = try PrometheusText(client.request("GET", "/metrics").text)
+        let read = try #require(metrics.value("thumbd_video_source_bytes_total", [:]))
+        #expect(read > 0 && read < Double(big.count) / 2, "the poster read \(read) of \(big.count) bytes")
+    }
+
     @Test func aPreviewHasFramesSpreadOverTheClip() throws {
         let clip = try Self.clip.get()
         let f = try LibraryFixture(files: ["clip.mp4": clip])

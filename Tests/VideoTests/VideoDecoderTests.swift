@@ -116,17 +116,13 @@ import TestSupport
         }
     }
 
-    /// A file read where FFmpeg asks: a frame near the start of a long clip costs a small part
-    /// of it, a percentage picks the time from the duration, and the reader counts its bytes.
-    @Test func aFileIsReadOnlyWhereTheFrameNeedsIt() throws {
+    /// A video read where FFmpeg asks: a frame of a long clip costs a small part of it, a
+    /// percentage picks the time from the duration, and the reader counts its bytes. (Library
+    /// files' reader, `VideoReader(file:length:)`, is the server's: `VideoRouteTests`.)
+    @Test func aFrameReadsOnlyWhatItNeeds() throws {
         let bytes = try TestClips.segments(["red", "lime", "blue", "white", "black", "yellow", "cyan", "magenta"], seconds: 2,
                                            width: 320, height: 240, noise: 12)
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("thumbd-reader-\(UUID().uuidString.prefix(8)).mp4").path
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let fd = open(path, O_RDONLY)
-        defer { close(fd) }
-        let reader = VideoReader(descriptor: fd, length: bytes.count)
+        let reader = VideoReader(bytes: bytes)
         let (frame, info) = try VideoDecoder.frame(of: reader, at: .fraction(0.3), limits: Self.limits)
         // 30% of 16 s is 4.8 s: the blue segment.
         #expect(abs((info.duration ?? 0) - 16) < 0.1 && Self.near(Self.centre(frame), (0, 0, 255)), "\(info) \(Self.centre(frame))")

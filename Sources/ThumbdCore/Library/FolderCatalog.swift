@@ -28,7 +28,7 @@ package struct FolderCatalog: LibraryCatalog {
         guard let head = FileReading.read(file.descriptor, count: ImageFormat.sniffLength), let format = ImageFormat.sniff(head) else {
             return nil
         }
-        if format.isVideo { return .video(VideoReader(descriptor: file.descriptor, length: Int(entry.size), keeping: file), format) }
+        if format.isVideo { return .video(VideoReader(file: file, length: Int(entry.size)), format) }
         guard let bytes = FileReading.readWhole(file.descriptor) else { return nil }
         return .image(bytes, format)
     }

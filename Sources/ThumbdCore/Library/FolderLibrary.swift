@@ -37,8 +37,7 @@ package struct FolderLibrary: LibraryBackend {
         } else {
             let content: SourceContent
             if entry.file.format.isVideo {
-                let handle = entry.file.handle
-                content = .video(VideoReader(descriptor: handle.descriptor, length: Int(entry.file.size), keeping: handle), entry.file.format)
+                content = .video(VideoReader(file: entry.file.handle, length: Int(entry.file.size)), entry.file.format)
             } else {
                 guard let bytes = entry.content ?? entry.readAll() else { throw LibraryChange.changedWhileRead }
                 content = .image(bytes, entry.file.format)

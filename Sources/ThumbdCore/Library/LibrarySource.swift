@@ -29,8 +29,7 @@ package struct LibrarySource: ThumbnailSource {
     /// A video file read with `pread` on its open descriptor (kept open by the reader).
     package func videoReader(refusedWhole: Bool) -> (reader: VideoReader, version: SourceVersion)? {
         guard entry.file.format.isVideo, let version = knownVersion else { return nil }
-        let handle = entry.file.handle
-        return (VideoReader(descriptor: handle.descriptor, length: Int(entry.file.size), keeping: handle), version)
+        return (VideoReader(file: entry.file.handle, length: Int(entry.file.size)), version)
     }
 
     package init(path: LibraryPath, entry: LibraryFileCache.Entry, clock: any MonotonicClock) {
