@@ -57,3 +57,13 @@ import WireCoding
         #expect(Hex.lowercase([0x00, 0xAB, 0x7F]) == "00ab7f")
     }
 }
+
+@Suite struct ContentRangeTests {
+    /// A 206's field read into its bounds; malformed ones and the unsatisfied form are nil.
+    @Test func readsA206sField() {
+        #expect(ContentRange(parsing: "bytes 100-199/200") == ContentRange(first: 100, last: 199, completeLength: 200))
+        #expect(ContentRange(parsing: " bytes 0-9/* ") == ContentRange(first: 0, last: 9, completeLength: nil))
+        #expect(ContentRange(parsing: "bytes 100-99/200") == nil && ContentRange(parsing: "bytes */200") == nil)
+        #expect(ContentRange(parsing: "bytes 0-199/200x") == nil && ContentRange(parsing: "items 0-1/2") == nil)
+    }
+}

@@ -1,6 +1,7 @@
 import HTTP
 import Imaging
 import Video
+import WireCoding
 
 /// An original in a store read where FFmpeg asks (a video's index, then the bytes from a
 /// keyframe on), by ranged requests of whole blocks that check they still read the same version
@@ -93,7 +94,8 @@ extension FetchedOriginals where Store == S3Bucket {
         return RangedReads.reader(length: length) { [self] first, last in
             guard case .success(let response) = object(key, fields: [(.range, "bytes=\(first)-\(last)"), (.ifMatch, etag)],
                                                         bodyLimit: last - first + 1),
-                  response.status == 206, response.contentRange?.hasPrefix("bytes \(first)-") == true else { return nil }
+                  response.status == 206, let range = response.contentRange.flatMap(ContentRange.init(parsing:)),
+                  range.first == first, range.last == last else { return nil }
             return response.body
         }
     }

@@ -138,7 +138,7 @@ extension FetchedOriginals where Store == HTTPOrigin {
     package func videoReader(_ url: String) -> (reader: VideoReader, version: SourceVersion)? {
         let block = RangedReads.blockSize
         guard case .success(let head) = ask(url, { () throws(HTTPOrigin.Failure) in try store.part(url, range: "bytes=0-\(block - 1)", bytes: block) }),
-              let length = head.completeLength, let format = ImageFormat.sniff(head.body), format.isVideo else { return nil }
+              let length = head.range?.completeLength, let format = ImageFormat.sniff(head.body), format.isVideo else { return nil }
         let lastModified = head.lastModified.flatMap { HTTPDate.parse($0) } ?? 0
         guard head.etag?.isEmpty == false || lastModified > 0 else { return nil }
         let version = SourceVersion(tag: HTTPOrigin.versionTag(etag: head.etag, lastModified: lastModified, body: []), format: format,
@@ -147,7 +147,7 @@ extension FetchedOriginals where Store == HTTPOrigin {
             guard case .success(let part) = ask(url, { () throws(HTTPOrigin.Failure) in
                 try store.part(url, range: "bytes=\(first)-\(last)", bytes: last - first + 1)
             }), part.etag == head.etag, part.lastModified == head.lastModified,
-                part.contentRange?.hasPrefix("bytes \(first)-") == true else { return nil }
+                part.range?.first == first, part.range?.last == last else { return nil }
             return part.body
         }
         return (reader, version)

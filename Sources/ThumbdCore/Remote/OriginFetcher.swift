@@ -1,6 +1,7 @@
 import Clocks
 import CurlShim
 import Foundation
+import WireCoding
 
 /// Fetches one image from an origin: only http and https, only allowed hosts, every redirect
 /// checked again (host and scheme) up to a limit, every connection's address checked after
@@ -35,11 +36,8 @@ public struct OriginFetcher: Sendable {
             self.contentRange = contentRange
         }
 
-        /// The whole representation's length, from a 206's `Content-Range`.
-        public var completeLength: Int? {
-            guard let range = contentRange, let slash = range.lastIndex(of: "/") else { return nil }
-            return Int(range[range.index(after: slash)...])
-        }
+        /// A 206's `Content-Range`, read.
+        public var range: ContentRange? { contentRange.flatMap(ContentRange.init(parsing:)) }
     }
 
     public enum Failure: Error, Equatable, Sendable {

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Locking
+import WireCoding
 
 /// One HTTP transfer as the loader sees it: collects the body as chunks arrive, checks a 206
 /// against the partial it resumes, and can be stopped at any moment with what it had so far
