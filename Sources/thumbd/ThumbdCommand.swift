@@ -53,6 +53,24 @@ struct Serve: ParsableCommand {
         logger.info("configuration: \(loaded.file ?? "built-in defaults"), THUMBD_* variables, flags")
         for warning in loaded.warnings { logger.warning("\(warning)") }
 
+        // The first SIGTERM or SIGINT drains; a second one exits at once. The handlers are in
+        // place before the server listens: a signal between its start-up line and them would be
+        // lost (an orchestrator's one SIGTERM, then a kill long after).
+        let shutdown = Shutdown()
+        let signals = [SIGTERM, SIGINT].map { (signo: Int32) -> DispatchSourceSignal in
+            signal(signo, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signo, queue: .global())
+            source.setEventHandler {
+                if shutdown.signalled() > 1 {
+                    logger.warning("second signal: exiting now")
+                    Foundation.exit(1)
+                }
+                logger.info("signal \(signo): not accepting, draining open requests (up to \(loaded.config.server.drainSeconds) s)")
+                shutdown.drain()
+            }
+            source.resume()
+            return source
+        }
         let service: ThumbdService
         do {
             service = try ThumbdService(config: loaded.config, logger: logger)
@@ -60,22 +78,7 @@ struct Serve: ParsableCommand {
             FileHandle.standardError.write(Data("thumbd: \(error)\n".utf8))
             throw ExitCode.failure
         }
-        // The first SIGTERM or SIGINT drains; a second one exits at once.
-        let signalCount = SignalCount()
-        let signals = [SIGTERM, SIGINT].map { (signo: Int32) -> DispatchSourceSignal in
-            signal(signo, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signo, queue: .global())
-            source.setEventHandler {
-                if signalCount.next() > 1 {
-                    logger.warning("second signal: exiting now")
-                    Foundation.exit(1)
-                }
-                logger.info("signal \(signo): not accepting, draining open requests (up to \(loaded.config.server.drainSeconds) s)")
-                service.drain()
-            }
-            source.resume()
-            return source
-        }
+        shutdown.started(service)
         service.wait()
         service.stop()
         logger.info("stopped")
@@ -121,13 +124,34 @@ struct Sign: ParsableCommand {
 }
 
 /// How many stop signals have arrived.
-final class SignalCount: Sendable {
-    private let count = Locked(0)
+/// The signals thumbd was sent, and the service they drain once it has started.
+final class Shutdown: Sendable {
+    private struct State {
+        var signals = 0
+        var service: ThumbdService?
+        var draining = false
 
-    func next() -> Int {
-        count.withLock {
-            $0 += 1
-            return $0
+        /// The service to drain now, once.
+        mutating func toDrain() -> ThumbdService? {
+            guard signals > 0, !draining, let service else { return nil }
+            draining = true
+            return service
         }
+    }
+
+    private let state = Locked(State())
+
+    /// Counts a signal; returns how many came so far.
+    func signalled() -> Int { state.withLock { s in s.signals += 1; return s.signals } }
+
+    /// Drains the service if it has started (if not, `started` will).
+    func drain() { state.withLock { $0.toDrain() }?.drain() }
+
+    /// The service is listening: a signal that came while it started drains it now.
+    func started(_ service: ThumbdService) {
+        state.withLock { s in
+            s.service = service
+            return s.toDrain()
+        }?.drain()
     }
 }

@@ -14,6 +14,8 @@ import TestSupport
     final class Server {
         let process = Process()
         let port: Int
+        /// Standard error up to the start-up line naming the port.
+        let startOutput: String
 
         init(library: String, cache: String) throws {
             process.executableURL = ShutdownTests.binary
@@ -35,8 +37,32 @@ import TestSupport
             }
             guard let port else { throw StartFailure(output: seen) }
             self.port = port
+            startOutput = seen
             // Keep draining stderr so the process never blocks on a full pipe.
             errors.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
+        }
+    }
+
+    /// Terminates `server` and waits for it (killing it after 30 s, which fails the test).
+    static func stop(_ server: Server) {
+        server.process.terminate()
+        let deadline = Date().addingTimeInterval(30)
+        while server.process.isRunning && Date() < deadline { usleep(20_000) }
+        #expect(!server.process.isRunning, "thumbd did not exit within 30 s of SIGTERM")
+        if server.process.isRunning { kill(server.process.processIdentifier, SIGKILL) }
+        server.process.waitUntilExit()
+    }
+
+    /// The handlers are in place before the start-up line: a SIGTERM sent as soon as it is read
+    /// is not lost (it once was, between ignoring the signal and listening for it).
+    @Test func aSigtermRightAfterTheStartUpLineDrainsAndExitsZero() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("thumbd-early-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("library"), withIntermediateDirectories: true)
+        for _ in 0..<5 {
+            let server = try Server(library: root.appendingPathComponent("library").path, cache: root.appendingPathComponent("cache").path)
+            Self.stop(server)
+            #expect(server.process.terminationReason == .exit && server.process.terminationStatus == 0)
         }
     }
 
