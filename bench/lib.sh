@@ -137,3 +137,12 @@ CONF
 stop_nginx() {
     [ -f "$NGINX_PREFIX/nginx.pid" ] && kill "$(cat "$NGINX_PREFIX/nginx.pid")" 2>/dev/null || true
 }
+
+# build_vips_limit: bench/vips_limit.c (the compute limit) built into $BENCH_DIR, with the
+# shim's orc guard in front of liborc as in thumbd (Sources/CVipsShim/orcguard.c: without it,
+# libvips on several threads can crash in liborc)
+build_vips_limit() {
+    cc -O2 -o "$BENCH_DIR/vips_limit" bench/vips_limit.c Sources/CVipsShim/orcguard.c -ISources/CVipsShim/include \
+        $(pkg-config --cflags --libs vips) -lpthread \
+        -Wl,--export-dynamic-symbol=orc_program_compile -Wl,--export-dynamic-symbol=orc_program_free
+}

@@ -18,7 +18,7 @@ PORT="${PORT:-18320}"
 if [ "${PHOTOS:-}" = small ]; then LIB=$(bench_small_photos); else LIB=$(bench_photos); fi
 TICK=$(getconf CLK_TCK)
 mapfile -t names < <(cd "$LIB" && ls *.jpg | sort)
-cc -O2 -o "$BENCH_DIR/vips_limit" bench/vips_limit.c $(pkg-config --cflags --libs vips) -lpthread
+build_vips_limit
 
 # A revision that does not build stops the benchmark (set -e sees the substitution fail).
 listed=$(bench_builds)

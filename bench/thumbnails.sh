@@ -13,7 +13,7 @@ THUMBD_PORT="${THUMBD_PORT:-18082}"
 LIB=$(bench_photos)
 mapfile -t names < <(cd "$LIB" && ls *.jpg *.JPG 2>/dev/null | sort)
 
-cc -O2 -o "$BENCH_DIR/vips_limit" bench/vips_limit.c $(pkg-config --cflags --libs vips) -lpthread
+build_vips_limit
 
 # A fresh cache folder: every thumbnail must be made, not found from an earlier run.
 rm -rf "$BENCH_DIR/cache-thumbs"

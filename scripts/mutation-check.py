@@ -205,6 +205,10 @@ MUTATIONS = [
      "            let kind = VideoStills.kind(of: item.request.identity(of: source.name, at: version).options)",
      "            let kind = VideoStills.Kind.poster(.seconds(Double(groups.count) / 1000))",
      "VideoStillsServiceTests"),
+    ("orc-guard-not-exported", "Sources/CVipsShim/orcguard.c",
+     "int orc_program_compile(void *program) {",
+     '__attribute__((visibility("hidden"))) int orc_program_compile(void *program) {',
+     "BinaryLinkTests"),
 ]
 
 

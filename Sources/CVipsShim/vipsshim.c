@@ -2,6 +2,7 @@
 
 #include <string.h>
 #include <vips/vips.h>
+#include <vips/vector.h>
 
 static int fail(char **err) {
     if (err) *err = vips_error_buffer_copy();
@@ -37,6 +38,8 @@ int tv_init(const char *argv0) {
     vips_cache_set_max_mem(0);
     vips_cache_set_max_files(0);
     vips_concurrency_set(1);
+    /* Orc's code memory is safe to share between threads only through orcguard.c's lock. */
+    if (!tv_orc_guarded()) vips_vector_set_enabled(FALSE);
     vips_block_untrusted_set(TRUE);
     /* One untrusted loader thumbd reads: SVG (librsvg, given bytes without a base file, so it
        loads no external file or URL; the tests check it). PDF (poppler) stays blocked and is

@@ -31,6 +31,11 @@ typedef struct {
  * untrusted loaders (magick, pdf, svg, ...) blocked and its warnings silenced. */
 int tv_init(const char *argv0);
 const char *tv_version(void);
+/* Whether liborc's program compile and free go through the shim's lock (orcguard.c): 1 when
+ * the executable exports its stand-ins, as Package.swift links it. */
+int tv_orc_guarded(void);
+/* Compiles and frees of orc programs made through that lock so far. */
+long tv_orc_guarded_calls(void);
 
 /* Reads the header only; no pixel is decoded. -2: no loader knows the bytes; -1: a loader
  * claimed them but the header is broken. (The libvips error buffer is process-wide, so

@@ -71,7 +71,10 @@ public final class ThumbdService: Sendable {
                     metadata: ["library": "\(config.library.root)", "loops": "\(config.server.eventLoops)",
                                "workers": "\(config.limits.workers)", "queue": "\(config.limits.queue)",
                                "cache.dir": "\(config.cache.dir)", "cache.disk_bytes": "\(config.cache.diskBytes)",
-                               "libvips": "\(Vips.version)"])
+                               "libvips": "\(Vips.version)", "libvips.vector": Vips.orcGuarded ? "guarded" : "off"])
+        if !Vips.orcGuarded {
+            logger.warning("libvips' vector code is off: liborc's compile and free are not behind thumbd's lock (orcguard.c), so transforms are slower")
+        }
         logger.info("memory: \(memory)")
     }
 
