@@ -27,6 +27,11 @@ median() {
     printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
 }
 
+# spread NUMBER... -> "lowest highest"
+spread() {
+    printf '%s\n' "$@" | sort -g | awk 'NR == 1 { l = $1 } { h = $1 } END { print l, h }'
+}
+
 # bench_photos: the mate-backgrounds wallpapers copied into $BENCH_DIR/photos, the library
 # of the thumbnail benchmarks (`LIB=$(bench_photos)`); fails when there are none.
 bench_photos() {
@@ -112,9 +117,14 @@ wait_for_port() {
     return 1
 }
 
-# start_nginx ROOT PORT: nginx with 2 workers and sendfile, serving ROOT (pid in $NGINX_PREFIX/nginx.pid)
+# start_nginx ROOT PORT [NAME [ACCESS_LOG]]: nginx with 2 workers and sendfile, serving ROOT, its
+# prefix $BENCH_DIR/NAME (default nginx; the pid in $NGINX_PREFIX/nginx.pid). ACCESS_LOG=buffered
+# writes one line a request as thumbd's access log does: buffered, flushed every 200 ms.
+NGINX_PREFIXES=()
 start_nginx() {
-    NGINX_PREFIX="$BENCH_DIR/nginx"
+    NGINX_PREFIX="$BENCH_DIR/${3:-nginx}"
+    local access="access_log off;"
+    [ "${4:-}" = buffered ] && access="access_log $NGINX_PREFIX/logs/access.log combined buffer=64k flush=200ms;"
     mkdir -p "$NGINX_PREFIX/logs"
     cat > "$NGINX_PREFIX/nginx.conf" <<CONF
 worker_processes 2;
@@ -122,7 +132,7 @@ error_log $NGINX_PREFIX/logs/error.log;
 pid $NGINX_PREFIX/nginx.pid;
 events { worker_connections 4096; }
 http {
-    access_log off;
+    $access
     sendfile on;
     tcp_nopush on;
     keepalive_requests 100000000;
@@ -131,11 +141,16 @@ http {
 }
 CONF
     nginx -c "$NGINX_PREFIX/nginx.conf" -p "$NGINX_PREFIX"
+    NGINX_PREFIXES+=("$NGINX_PREFIX")
     wait_for_port "$2"
 }
 
+# stop_nginx: every nginx start_nginx started
 stop_nginx() {
-    [ -f "$NGINX_PREFIX/nginx.pid" ] && kill "$(cat "$NGINX_PREFIX/nginx.pid")" 2>/dev/null || true
+    local prefix
+    for prefix in "${NGINX_PREFIXES[@]}"; do
+        [ -f "$prefix/nginx.pid" ] && kill "$(cat "$prefix/nginx.pid")" 2>/dev/null || true
+    done
 }
 
 # build_vips_limit: bench/vips_limit.c (the compute limit) built into $BENCH_DIR, with the

@@ -8,7 +8,8 @@
 #   REFERENCES="fd5154e" bench/miss_cpu.sh
 # PHOTOS=small runs over the photographs resized to 1,000-1,600 px (bench_small_photos),
 # where a fixed cost per miss outside libvips shows (issue 35).
-# Target (issue 25): thumbd's CPU per thumbnail within 1/0.95 of the C loop's.
+# Target (issue 25): thumbd's CPU per thumbnail within 1/0.95 of the C loop's. The last column
+# is the median of each round's ratio to the loop run right after it, with its range.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
@@ -30,7 +31,7 @@ count=$(grep -c '^url' "$urls")
 
 pid=0
 trap 'kill $pid 2>/dev/null || true' EXIT
-declare -A rate cpu peak
+declare -A rate cpu peak ratio round_cpu
 for _ in $(seq 1 "$ROUNDS"); do
     for entry in "${builds[@]}"; do
         IFS== read -r label binary config <<< "$entry"
@@ -47,22 +48,31 @@ for _ in $(seq 1 "$ROUNDS"); do
         ok=$(grep -c '^200$' <<< "$codes" || true)
         [ "$ok" -eq "$count" ] || { echo "$label: only $ok of $count thumbnails were 200" >&2; exit 1; }
         rate[$label]+="$(echo "$count / ($end - $start)" | bc -l) "
-        cpu[$label]+="$(echo "($u1 + $s1 - $u0 - $s0) * 1000 / $TICK / $count" | bc -l) "
+        round_cpu[$label]=$(echo "($u1 + $s1 - $u0 - $s0) * 1000 / $TICK / $count" | bc -l)
+        cpu[$label]+="${round_cpu[$label]} "
         peak[$label]+="$(awk '/VmHWM/ { print $2 / 1024 }' "/proc/$pid/status") "
         kill "$pid"; wait "$pid" 2>/dev/null || true
     done
     read -r n seconds cpu_seconds < <("$BENCH_DIR/vips_limit" 2 "$PASSES" "${names[@]/#/$LIB/}")
     rate[limit]+="$(echo "$n / $seconds" | bc -l) "
-    cpu[limit]+="$(echo "$cpu_seconds * 1000 / $n" | bc -l) "
+    limit_round=$(echo "$cpu_seconds * 1000 / $n" | bc -l)
+    cpu[limit]+="$limit_round "
+    # Each build's ratio to the loop of its own round: the shared machine drifts by more than
+    # the difference measured, and a pair of neighbouring runs drifts least.
+    for entry in "${builds[@]}"; do
+        label=${entry%%=*}
+        ratio[$label]+="$(echo "$limit_round / ${round_cpu[$label]}" | bc -l) "
+    done
 done
 
 echo "thumbnail misses: ${#names[@]} ${PHOTOS:+$PHOTOS }photos x 4 sizes x $PASSES passes = $count distinct, fit=cover, JPEG q80, 4 clients; $ROUNDS alternating rounds, medians"
-printf '%-28s %14s %16s %12s %10s\n' "" "thumbnails/s" "CPU ms/thumb" "limit/CPU" "peak MB"
+printf '%-28s %14s %16s %12s %10s %22s\n' "" "thumbnails/s" "CPU ms/thumb" "limit/CPU" "peak MB" "per round (min-max)"
 limit_cpu=$(median ${cpu[limit]})
 for entry in "${builds[@]}"; do
     label=${entry%%=*}
     c=$(median ${cpu[$label]})
-    printf '%-28s %14.1f %16.2f %11.2fx %10.0f\n' "thumbd $label" "$(median ${rate[$label]})" "$c" "$(echo "$limit_cpu / $c" | bc -l)" \
-        "$(median ${peak[$label]})"
+    read -r low high < <(spread ${ratio[$label]})
+    printf '%-28s %14.1f %16.2f %11.2fx %10.0f %10.2fx (%.2f-%.2f)\n' "thumbd $label" "$(median ${rate[$label]})" "$c" \
+        "$(echo "$limit_cpu / $c" | bc -l)" "$(median ${peak[$label]})" "$(median ${ratio[$label]})" "$low" "$high"
 done
 printf '%-28s %14.1f %16.2f %11.2fx\n' "libvips C loop (2 threads)" "$(median ${rate[limit]})" "$limit_cpu" 1
