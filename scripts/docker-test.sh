@@ -339,6 +339,11 @@ check_health_within_20s() {
     health_seconds=$(since "$run_start")
 }
 
+check_libvips_vector_guarded() {  # the image's binary puts liborc behind the shim's lock (orcguard.c)
+    docker logs "$c" 2>&1 | grep -q 'libvips.vector=guarded' \
+        || { echo "start-up line: $(docker logs "$c" 2>&1 | grep -m1 'listening on' | cut -c1-200)"; return 1; }
+}
+
 check_runs_as_uid_10001() {
     local pid uid
     pid=$(docker inspect -f '{{.State.Pid}}' "$c")
@@ -810,6 +815,7 @@ project_cluster="${run}cluster"
 project_s3="${run}clusters3"
 
 check health_within_20s
+check libvips_vector_guarded
 check runs_as_uid_10001
 check original
 check thumbnail
