@@ -119,9 +119,11 @@ for _ in $(seq 1 "$ROUNDS"); do
         read -r u1 s1 < <(ticks "${ps[@]}")
         requests=$(awk '/requests in/ { print $1 }' <<< "$out")
         rps[$label]+="$(awk '/Requests\/sec/ { print $2 }' <<< "$out") "
-        user[$label]+="$(echo "($u1 - $u0) * 1000000 / $TICK / $requests" | bc -l) "
-        sys[$label]+="$(echo "($s1 - $s0) * 1000000 / $TICK / $requests" | bc -l) "
-        round_cpu[$label]=$(echo "($u1 + $s1 - $u0 - $s0) * 1000000 / $TICK / $requests" | bc -l)
+        round_user=$(echo "($u1 - $u0) * 1000000 / $TICK / $requests" | bc -l)
+        round_sys=$(echo "($s1 - $s0) * 1000000 / $TICK / $requests" | bc -l)
+        user[$label]+="$round_user "
+        sys[$label]+="$round_sys "
+        round_cpu[$label]=$(echo "$round_user + $round_sys" | bc -l)
     done
     # Each thumbd's efficiency against its nginx in the same round: the shared machine drifts
     # between rounds by more than the difference measured.

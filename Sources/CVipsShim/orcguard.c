@@ -19,35 +19,30 @@
 static pthread_mutex_t orc_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static atomic_long guarded_calls;
 
-typedef int (*orc_compile_fn)(void *program);
-typedef void (*orc_free_fn)(void *program);
+/* liborc's definitions behind ours, found once; NULL when liborc is not loaded (never called
+ * then). */
+static int (*next_compile)(void *program);
+static void (*next_free)(void *program);
+static pthread_once_t next_found = PTHREAD_ONCE_INIT;
 
-/* The liborc definition behind ours; NULL when liborc is not loaded (never called then). */
-static void *next_symbol(const char *name) { return dlsym(RTLD_NEXT, name); }
+static void find_next(void) {
+    next_compile = (int (*)(void *))dlsym(RTLD_NEXT, "orc_program_compile");
+    next_free = (void (*)(void *))dlsym(RTLD_NEXT, "orc_program_free");
+}
 
 int orc_program_compile(void *program) {
-    static _Atomic(orc_compile_fn) real;
-    orc_compile_fn call = atomic_load(&real);
-    if (!call) {
-        call = (orc_compile_fn)next_symbol("orc_program_compile");
-        atomic_store(&real, call);
-    }
+    pthread_once(&next_found, find_next);
     pthread_mutex_lock(&orc_lock);
-    int result = call(program);
+    int result = next_compile(program);
     pthread_mutex_unlock(&orc_lock);
     atomic_fetch_add(&guarded_calls, 1);
     return result;
 }
 
 void orc_program_free(void *program) {
-    static _Atomic(orc_free_fn) real;
-    orc_free_fn call = atomic_load(&real);
-    if (!call) {
-        call = (orc_free_fn)next_symbol("orc_program_free");
-        atomic_store(&real, call);
-    }
+    pthread_once(&next_found, find_next);
     pthread_mutex_lock(&orc_lock);
-    call(program);
+    next_free(program);
     pthread_mutex_unlock(&orc_lock);
     atomic_fetch_add(&guarded_calls, 1);
 }

@@ -123,7 +123,6 @@ struct Sign: ParsableCommand {
     }
 }
 
-/// How many stop signals have arrived.
 /// The signals thumbd was sent, and the service they drain once it has started.
 final class Shutdown: Sendable {
     private struct State {

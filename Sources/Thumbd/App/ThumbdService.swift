@@ -67,12 +67,13 @@ public final class ThumbdService: Sendable {
         } else {
             logger.info("URL signing is on: /img, /proxy and /v1/info require a valid s")
         }
+        let vectorGuarded = Vips.orcGuarded
         logger.info("thumbd \(Self.version) listening on \(config.server.host):\(server.port)",
                     metadata: ["library": "\(config.library.root)", "loops": "\(config.server.eventLoops)",
                                "workers": "\(config.limits.workers)", "queue": "\(config.limits.queue)",
                                "cache.dir": "\(config.cache.dir)", "cache.disk_bytes": "\(config.cache.diskBytes)",
-                               "libvips": "\(Vips.version)", "libvips.vector": Vips.orcGuarded ? "guarded" : "off"])
-        if !Vips.orcGuarded {
+                               "libvips": "\(Vips.version)", "libvips.vector": vectorGuarded ? "guarded" : "off"])
+        if !vectorGuarded {
             logger.warning("libvips' vector code is off: liborc's compile and free are not behind thumbd's lock (orcguard.c), so transforms are slower")
         }
         logger.info("memory: \(memory)")
