@@ -62,7 +62,11 @@ let package = Package(
         // and MPI), so the header folder is named here and the three libraries linked by name.
         .target(name: "CFaceShim",
                 cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])],
-                linkerSettings: [.linkedLibrary("opencv_objdetect"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core")]),
+                linkerSettings: [.linkedLibrary("opencv_objdetect"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core"),
+                                 // printfhooks.c's stand-ins, in front of glibc's for libquadmath.
+                                 .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=register_printf_specifier",
+                                               "-Xlinker", "--export-dynamic-symbol=register_printf_modifier",
+                                               "-Xlinker", "--export-dynamic-symbol=register_printf_type"])]),
         // FFmpeg's libraries (Debian's libavformat-dev, libavcodec-dev, libswscale-dev) behind a C
         // interface: a video's facts and one frame of it, read through a reader of ours (memory,
         // a file, ranged GETs). With `Video`, its Swift face.

@@ -209,6 +209,10 @@ MUTATIONS = [
      "int orc_program_compile(void *program) {",
      '__attribute__((visibility("hidden"))) int orc_program_compile(void *program) {',
      "BinaryLinkTests"),
+    ("printf-hooks-not-refused", "Sources/CFaceShim/printfhooks.c",
+     "int register_printf_type(printf_va_arg_function *fetch) {",
+     '__attribute__((visibility("hidden"))) int register_printf_type(printf_va_arg_function *fetch) {',
+     "BinaryLinkTests|PrintfHooksTests"),
 ]
 
 

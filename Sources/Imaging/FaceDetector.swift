@@ -17,6 +17,11 @@ public struct FaceDetector: Sendable {
         }
     }
     public static let previewSide = 640
+    /// printf handler registrations refused so far (`printfhooks.c`): libquadmath, which OpenCV's
+    /// LAPACK brings in, would otherwise put every printf of the process on glibc's slow path.
+    public static var printfHooksRefused: Int { Int(tf_printf_hooks_refused()) }
+    /// Whether every printf handler registration of the process reaches those stand-ins.
+    public static var printfHooksRefusing: Bool { tf_printf_hooks_refusing() != 0 }
     static let minFaceSide: Int32 = 20
     /// Room for this many faces on the first try; a photograph with more is asked again.
     static let firstRoom = 64

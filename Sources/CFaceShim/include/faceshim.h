@@ -30,6 +30,13 @@ int tf_check_cascades(const char *cascade_dir, char **err);
 
 void tf_free(void *pointer);
 
+/* How many printf handler registrations the process refused (printfhooks.c): libquadmath,
+   loaded under OpenCV, tries a few at start. */
+int tf_printf_hooks_refused(void);
+
+/* Whether the process resolves the three registration functions to those stand-ins. */
+int tf_printf_hooks_refusing(void);
+
 #ifdef __cplusplus
 }
 #endif
