@@ -30,13 +30,13 @@ miss_urls "$PORT" "$PASSES" "${names[@]}" > "$urls"
 count=$(grep -c '^url' "$urls")
 
 pid=0
-trap 'kill $pid 2>/dev/null || true' EXIT
+trap 'kill $pid 2>/dev/null || true; remove_fresh_caches miss-cache' EXIT
 declare -A rate cpu peak ratio round_cpu
 for _ in $(seq 1 "$ROUNDS"); do
     for entry in "${builds[@]}"; do
         IFS== read -r label binary config <<< "$entry"
-        rm -rf "$BENCH_DIR/miss-cache"
-        "$binary" serve --config "$config" --host 127.0.0.1 --port "$PORT" --library "$LIB" --cache-dir "$BENCH_DIR/miss-cache" \
+        cache=$(fresh_cache miss-cache)
+        "$binary" serve --config "$config" --host 127.0.0.1 --port "$PORT" --library "$LIB" --cache-dir "$cache" \
             2> "$BENCH_DIR/miss-$label.log" &
         pid=$!
         wait_for_port "$PORT"

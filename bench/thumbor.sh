@@ -51,7 +51,10 @@ miss_urls "$THUMBD_PORT" "$PASSES" "${names[@]}" > "$thumbd_urls"
 count=$(grep -c '^url' "$thumbd_urls")
 
 SERVER_PID=
-cleanup() { [ -n "$SERVER_PID" ] && pkill -P "$SERVER_PID" 2>/dev/null; [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null || true; }
+cleanup() {
+    [ -n "$SERVER_PID" ] && pkill -P "$SERVER_PID" 2>/dev/null; [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null
+    remove_fresh_caches cache-thumbor-bench
+}
 trap cleanup EXIT
 
 # ticks PID: CPU of the process and its children (thumbor's workers)
@@ -72,9 +75,9 @@ run() {
 
 thumbd_rates=() thumbd_cpu=() thumbor_rates=() thumbor_cpu=()
 for _ in $(seq 1 "$ROUNDS"); do
-    rm -rf "$BENCH_DIR/cache-thumbor-bench"
+    cache=$(fresh_cache cache-thumbor-bench)
     .build/release/thumbd serve --host 127.0.0.1 --port "$THUMBD_PORT" --library "$LIB" \
-        --cache-dir "$BENCH_DIR/cache-thumbor-bench" 2> "$BENCH_DIR/thumbd-thumbor.log" &
+        --cache-dir "$cache" 2> "$BENCH_DIR/thumbd-thumbor.log" &
     SERVER_PID=$!
     wait_for_port "$THUMBD_PORT"
     read -r seconds used < <(run "$thumbd_urls")
