@@ -153,9 +153,6 @@ stop_nginx() {
     done
 }
 
-# build_vips_limit: bench/vips_limit.c (the compute limit) built into $BENCH_DIR, with the
-# shim's orc guard in front of liborc as in thumbd (Sources/CVipsShim/orcguard.c: without it,
-# libvips on several threads can crash in liborc)
 # fresh_cache NAME -> a new, empty cache folder $BENCH_DIR/NAME.XXXXXX, for one round of misses;
 # remove_fresh_caches NAME removes them all (call it when the script exits). These machines' ext4
 # has no journal, and there ext4 skips inodes freed in the last 30 s one by one when it allocates
@@ -170,6 +167,9 @@ remove_fresh_caches() {
     rm -rf "$BENCH_DIR/$1".??????
 }
 
+# build_vips_limit: bench/vips_limit.c (the compute limit) built into $BENCH_DIR, with the
+# shim's orc guard in front of liborc as in thumbd (Sources/CVipsShim/orcguard.c: without it,
+# libvips on several threads can crash in liborc)
 build_vips_limit() {
     cc -O2 -o "$BENCH_DIR/vips_limit" bench/vips_limit.c Sources/CVipsShim/orcguard.c -ISources/CVipsShim/include \
         $(pkg-config --cflags --libs vips) -lpthread \
