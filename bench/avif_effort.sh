@@ -11,7 +11,6 @@ source bench/lib.sh
 PORT="${PORT:-18341}"
 MAX_EFFORT="${MAX_EFFORT:-6}"
 LIB=$(bench_photos)
-TICK=$(getconf CLK_TCK)
 mapfile -t names < <(cd "$LIB" && ls *.jpg | sort | head -12)
 big="$BENCH_DIR/big36"
 if [ ! -f "$big/36mp.jpg" ]; then

@@ -39,7 +39,8 @@ for name in "${names[@]}"; do
 done
 run_thumbd
 curl -s --no-progress-meter -Z --parallel-max 4 -K "$BENCH_DIR/warm-config"
-start_nginx "$THUMBS" "$NGINX_PORT"
+# It writes an access log, buffered as thumbd's is (thumbd logs by default).
+start_nginx "$THUMBS" "$NGINX_PORT" nginx buffered
 mean=$(du -sb "$THUMBS/t" | awk -v n="$n" '{ printf "%.1f", $1 / n / 1024 }')
 # Same bytes from both before timing anything.
 first=$(head -1 "$BENCH_DIR/thumbd-paths")

@@ -11,7 +11,6 @@ cd "$(dirname "$0")/.."
 source bench/lib.sh
 
 PORT="${PORT:-18330}"
-TICK=$(getconf CLK_TCK)
 BINARY=.build/release/thumbd
 [ -x "$BINARY" ] || swift build -c release --product thumbd >/dev/null
 scripts/face-photos.sh

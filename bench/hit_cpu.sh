@@ -16,7 +16,6 @@ source bench/lib.sh
 
 PORT_BASE="${PORT_BASE:-18300}"
 LIB=$(bench_photos)
-TICK=$(getconf CLK_TCK)
 mapfile -t names < <(cd "$LIB" && ls *.jpg | sort)
 
 # Earlier builds: a detached worktree per revision under .build/bench, built once.

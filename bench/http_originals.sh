@@ -22,7 +22,8 @@ done
     2> "$BENCH_DIR/thumbd.log" &
 THUMBD_PID=$!
 trap 'kill $THUMBD_PID 2>/dev/null || true; stop_nginx' EXIT
-start_nginx "$LIB" "$NGINX_PORT"
+# It writes an access log, buffered as thumbd's is (thumbd logs by default).
+start_nginx "$LIB" "$NGINX_PORT" nginx buffered
 wait_for_port "$THUMBD_PORT"
 
 # Both must serve identical bytes before their speed means anything.

@@ -1,6 +1,8 @@
 # Shared helpers for the benchmark scripts (sourced, not run).
 
 BENCH_DIR="${BENCH_DIR:-$(pwd)/.build/bench}"
+# Clock ticks per second, the unit of the CPU times in /proc/PID/stat.
+TICK=$(getconf CLK_TCK)
 WRK_SECONDS="${WRK_SECONDS:-10}"
 WRK_CONNECTIONS="${WRK_CONNECTIONS:-64}"
 ROUNDS="${ROUNDS:-5}"  # the machines are shared and noisy: medians of 5

@@ -17,7 +17,6 @@ source bench/lib.sh
 PASSES="${PASSES:-2}"
 PORT="${PORT:-18320}"
 if [ "${PHOTOS:-}" = small ]; then LIB=$(bench_small_photos); else LIB=$(bench_photos); fi
-TICK=$(getconf CLK_TCK)
 mapfile -t names < <(cd "$LIB" && ls *.jpg | sort)
 build_vips_limit
 

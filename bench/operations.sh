@@ -9,7 +9,6 @@ source bench/lib.sh
 PORT="${PORT:-18340}"
 PASSES="${PASSES:-2}"
 LIB=$(bench_photos)
-TICK=$(getconf CLK_TCK)
 mapfile -t names < <(cd "$LIB" && ls *.jpg | sort)
 # A watermark for wm: a 200x60 translucent PNG made by libvips' own tools.
 vips black "$BENCH_DIR/mark.v" 200 60 --bands 4 && vips linear "$BENCH_DIR/mark.v" "$LIB/mark.png" "1 1 1 0.5" "255 255 255 128"

@@ -90,9 +90,8 @@ for _ in $(seq 1 "$ROUNDS"); do
     s2=$(store_ticks)
     through_store=$((through_store + s1 - s0)) through_thumbd=$((through_thumbd + t1 - t0)) straight_store=$((straight_store + s2 - s1))
 done
-hz=$(getconf CLK_TCK)
 # ms of CPU per MB sent, over every round
-per_mb() { echo "$1 * 1000 / $hz / ($bytes * $ROUNDS / 1048576)" | bc -l; }
+per_mb() { echo "$1 * 1000 / $TICK / ($bytes * $ROUNDS / 1048576)" | bc -l; }
 stop
 through_seconds=$(median "${through_runs[@]}")
 straight_seconds=$(median "${straight_runs[@]}")

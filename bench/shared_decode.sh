@@ -14,7 +14,6 @@ source bench/lib.sh
 
 PORT="${PORT:-18342}"
 BIN="${BIN:-.build/release/thumbd}"  # another build to compare: BIN=/path/to/thumbd
-TICK=$(getconf CLK_TCK)
 WIDTHS=(160 240 320 480 640 960 1280 1920)
 lib="$BENCH_DIR/shared"
 if [ ! -f "$lib/big.jpg" ]; then

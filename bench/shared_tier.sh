@@ -15,7 +15,6 @@ source bench/lib.sh
 
 THUMBNAILS="${THUMBNAILS:-1000}"
 PORT="${PORT:-18400}"
-TICK=$(getconf CLK_TCK)
 LIB=$(bench_photos)
 mapfile -t names < <(cd "$LIB" && ls *.jpg | sort)
 

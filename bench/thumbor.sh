@@ -17,7 +17,6 @@ THUMBD_PORT="${THUMBD_PORT:-18088}"
 THUMBOR_PORT="${THUMBOR_PORT:-18089}"
 if [ "${PHOTOS:-}" = small ]; then LIB=$(bench_small_photos); else LIB=$(bench_photos); fi
 mapfile -t names < <(cd "$LIB" && ls *.jpg | sort)
-TICK=$(getconf CLK_TCK)
 
 venv="$BENCH_DIR/thumbor-venv"
 if [ ! -x "$venv/bin/thumbor" ]; then

@@ -12,7 +12,6 @@ source bench/lib.sh
 
 PORT="${PORT:-18351}"
 RUNS="${RUNS:-8}"
-TICK=$(getconf CLK_TCK)
 dir="$BENCH_DIR/video"
 mkdir -p "$dir/library"
 clip="$dir/library/clip.mp4"
