@@ -344,6 +344,15 @@ check_libvips_vector_guarded() {  # the image's binary puts liborc behind the sh
         || { echo "start-up line: $(docker logs "$c" 2>&1 | grep -m1 'listening on' | cut -c1-200)"; return 1; }
 }
 
+check_printf_hooks_refused() {  # libquadmath's printf handlers bind to the image binary's stand-ins (printfhooks.c)
+    local out bindings
+    out=$(docker run --rm -e LD_DEBUG=bindings --entrypoint /usr/local/bin/thumbd thumbd:test --version 2>&1) \
+        || { echo "$out" | tail -3; return 1; }
+    bindings=$(grep 'libquadmath.*register_printf_' <<< "$out" || true)
+    [ -n "$bindings" ] || { echo "libquadmath registered no printf handler"; return 1; }
+    if grep -v '/thumbd \[0\]: normal symbol' <<< "$bindings"; then return 1; fi
+}
+
 check_runs_as_uid_10001() {
     local pid uid
     pid=$(docker inspect -f '{{.State.Pid}}' "$c")
@@ -816,6 +825,7 @@ project_s3="${run}clusters3"
 
 check health_within_20s
 check libvips_vector_guarded
+check printf_hooks_refused
 check runs_as_uid_10001
 check original
 check thumbnail
