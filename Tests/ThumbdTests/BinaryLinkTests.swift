@@ -22,17 +22,9 @@ import TestSupport
     /// libquadmath's printf handlers reach the binary's refusing stand-ins (`printfhooks.c`), not
     /// glibc, only if the executable exports them; the dynamic linker says where it bound them.
     @Test func theBinaryRefusesLibquadmathsPrintfHandlers() throws {
-        let process = Process()
-        process.executableURL = ShutdownTests.binary
-        process.arguments = ["--version"]
-        process.environment = ["LD_DEBUG": "bindings"]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let output = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        let bindings = output.split(separator: "\n").filter { $0.contains("libquadmath") && $0.contains("register_printf_") }
+        let run = try runProgram(ShutdownTests.binary.path, ["--version"], environment: ["LD_DEBUG": "bindings"], timeout: 60)
+        #expect(run.status == 0, "\(run.errors.suffix(500))")
+        let bindings = run.errors.split(separator: "\n").filter { $0.contains("libquadmath") && $0.contains("register_printf_") }
         #expect(!bindings.isEmpty, "libquadmath registered no printf handler: drop printfhooks.c")
         for binding in bindings {
             #expect(binding.contains("/thumbd [0]: normal symbol"), "\(binding)")
