@@ -51,12 +51,15 @@ let package = Package(
         .target(name: "HTTPServer", dependencies: ["HTTP", "Clocks", "CSystem", "FileSystem", "Locking", "WireCoding"]),
         // libvips, found with pkg-config; its variadic calls wrapped in C.
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
-        // It also puts liborc's program compile and free under one lock (orcguard.c): the two
-        // stand-ins must be in the dynamic symbol table to come before liborc's, for every
-        // executable that links libvips (the server, the test runners).
+        // It also puts liborc's program compile and free under one lock (orcguard.c) and keeps
+        // libjpeg's large buffers between decodes (jpegscratch.c): the stand-ins must be in the
+        // dynamic symbol table to come before liborc's and libjpeg's, for every executable that
+        // links libvips (the server, the test runners).
         .target(name: "CVipsShim", dependencies: ["CVips"],
                 linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=orc_program_compile",
-                                               "-Xlinker", "--export-dynamic-symbol=orc_program_free"])]),
+                                               "-Xlinker", "--export-dynamic-symbol=orc_program_free",
+                                               "-Xlinker", "--export-dynamic-symbol=jpeg_get_large",
+                                               "-Xlinker", "--export-dynamic-symbol=jpeg_free_large"])]),
         // OpenCV's Haar cascade face detectors behind a C interface (C++ inside). Debian ships
         // no pkg-config file for the modules alone (`opencv4.pc` comes with every module, VTK
         // and MPI), so the header folder is named here and the three libraries linked by name.

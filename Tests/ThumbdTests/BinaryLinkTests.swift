@@ -30,4 +30,19 @@ import TestSupport
             #expect(binding.contains("/thumbd [0]: normal symbol"), "\(binding)")
         }
     }
+
+    /// libjpeg's large buffers reach the shim's pool (`jpegscratch.c`) only if the executable
+    /// exports its definitions; bound at load (`LD_BIND_NOW`), the dynamic linker names them.
+    @Test func libjpegTakesItsLargeBuffersFromTheBinary() throws {
+        let run = try runProgram(ShutdownTests.binary.path, ["--version"], environment: ["LD_DEBUG": "bindings", "LD_BIND_NOW": "1"],
+                                 timeout: 60)
+        #expect(run.status == 0, "\(run.errors.suffix(500))")
+        for name in ["jpeg_get_large", "jpeg_free_large"] {
+            let bindings = run.errors.split(separator: "\n").filter { $0.contains("libjpeg") && $0.contains("`\(name)'") }
+            #expect(!bindings.isEmpty, "libjpeg binds no \(name)")
+            for binding in bindings {
+                #expect(binding.contains("/thumbd [0]: normal symbol"), "\(binding)")
+            }
+        }
+    }
 }

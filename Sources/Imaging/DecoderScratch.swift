@@ -1,0 +1,29 @@
+import CVipsShim
+
+/// libjpeg's large buffers (a progressive JPEG's coefficients, 2 bytes per sample), kept
+/// between decodes up to `capacity` instead of mapped and faulted in afresh for each
+/// (`jpegscratch.c`). The app sets the capacity from the memory plan and calls `release`
+/// when the transforms go idle, so memory at rest is what it was without it.
+public enum DecoderScratch {
+    /// Bytes of freed buffers kept for the next decode; 0 (the default) keeps none.
+    public static var capacity: Int {
+        get { tv_scratch_read_stats(tv_scratch_shared()).capacity }
+        set { tv_scratch_set_capacity(tv_scratch_shared(), max(0, newValue)) }
+    }
+
+    /// Bytes kept now.
+    public static var keptBytes: Int { tv_scratch_read_stats(tv_scratch_shared()).kept_bytes }
+
+    /// Unmaps every kept buffer.
+    public static func release() { tv_scratch_release(tv_scratch_shared()) }
+
+    /// Whether libjpeg's calls reach the pool: only if the executable exports its stand-ins
+    /// (Package.swift). Without them libjpeg uses malloc, as it would anyway.
+    public static var servesLibjpeg: Bool { tv_scratch_serves_libjpeg() != 0 }
+
+    /// Buffers mapped and buffers reused since the start.
+    public static var counts: (maps: Int, reuses: Int) {
+        let stats = tv_scratch_read_stats(tv_scratch_shared())
+        return (stats.maps, stats.reuses)
+    }
+}
