@@ -122,6 +122,14 @@ import Testing
         if mib >= 8192 { #expect(plan.memoryTier == 256 << 20 && plan.originalsTier == 64 << 20 && plan.smallOriginals == 64 << 20) }
     }
 
+    /// libjpeg's kept buffers come out of the headroom, never more than half of it.
+    @Test(arguments: [384, 512, 2048, 24576])
+    func theDecoderScratchIsHalfTheHeadroomAtMost64MiB(_ mib: Int) throws {
+        let plan = try MemoryPlan.make(config: ThumbdConfig(), system: Self.system(mib << 20))
+        #expect(plan.decoderScratch == min(64 << 20, (mib << 20) / 40))
+        #expect(plan.decoderScratch <= plan.limit / 20 / 2)
+    }
+
     @Test func theMachineCountsWhenNoContainerLimitIsLower() throws {
         let plan = try MemoryPlan.make(config: ThumbdConfig(), system: SystemMemory(machineBytes: 24 << 30))
         #expect(plan.limit == 24 << 30 && plan.origin.contains("machine"))

@@ -1,5 +1,6 @@
 import Cache
 import Clocks
+import CSystem
 import HTTP
 import HTTPServer
 import Imaging
@@ -50,7 +51,9 @@ public final class ThumbdApp: HTTPHandler {
                                      avifEffort: config.output.avifEffort)
         let links = ImageLinks(signer: signer)
         let authorization = TargetAuthorization(signer: signer, clock: wallClock)
-        let pool = WorkerPool(workers: config.limits.workers, queueLimit: config.limits.queue)
+        // Idle: libjpeg's kept buffers are unmapped, then what malloc freed goes back.
+        let pool = WorkerPool(workers: config.limits.workers, queueLimit: config.limits.queue,
+                              whenIdle: { DecoderScratch.release(); csys_release_free_memory() })
         var disk: DiskCache?
         if config.cache.diskBytes > 0 {
             disk = DiskCache(directory: config.cache.dir, capacityBytes: config.cache.diskBytes,

@@ -28,6 +28,7 @@ public final class ThumbdService: Sendable {
         csys_limit_malloc_arenas(2)
         csys_set_mmap_threshold(1 << 20)
         #endif
+        DecoderScratch.capacity = memory.decoderScratch
         // A bucket gets no demo set.
         if config.library.demo, config.library.bucket == nil {
             // A library that cannot be written (a read-only mount) is served as it is.

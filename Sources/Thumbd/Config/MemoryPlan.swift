@@ -4,7 +4,9 @@
 /// - the process at rest (code, libraries, thread stacks, buffers: `processBytes`), the
 ///   parsed-target memo (`targetMemoBytes`) and the small originals kept in memory
 ///   (limit/128, at most 64 MiB);
-/// - headroom for the allocator and the kernel's share (a twentieth of the limit);
+/// - headroom for the allocator and the kernel's share (a twentieth of the limit), half of
+///   which (at most 64 MiB) may hold libjpeg's large buffers between decodes
+///   (`decoderScratch`);
 /// - the memory tier (limit/16, at most 256 MiB) and the originals tier (limit/64, at most
 ///   64 MiB), unless configured;
 /// - the transform budget: what is left, memory tier included, at most 1 GiB, unless
@@ -32,6 +34,9 @@ public struct MemoryPlan: Sendable, Equatable, CustomStringConvertible {
     public var sharedRoom: Int?
     /// Library files small enough to be served from memory, kept up to this many bytes.
     public var smallOriginals: Int
+    /// libjpeg's freed large buffers kept for the next decode (`DecoderScratch`), out of the
+    /// headroom: unmapped whenever the transforms go idle.
+    public var decoderScratch: Int
 
     /// The process at rest, measured: about 60 MB (57 MiB) with libvips loaded and the threads
     /// started, 50 MB of it code and libraries the kernel can drop and read again.
@@ -52,7 +57,8 @@ public struct MemoryPlan: Sendable, Equatable, CustomStringConvertible {
         let fixed = processBytes + targetMemoBytes + smallOriginals + headroom(limit)
         let room = limit - fixed - memoryTier - originalsTier
         var plan = MemoryPlan(limit: limit, origin: origin, memoryTier: memoryTier, originalsTier: originalsTier,
-                              transformBudget: 0, sharedRoom: nil, smallOriginals: smallOriginals)
+                              transformBudget: 0, sharedRoom: nil, smallOriginals: smallOriginals,
+                              decoderScratch: min(64 << 20, headroom(limit) / 2))
         func refusal(_ budget: String) -> ConfigError {
             var parts = ["\(mib(fixed)) for the process, its small caches and headroom"]
             parts.append("cache.memory_bytes \(mib(memoryTier))" + (config.cache.memoryBytes == nil ? " (auto)" : ""))
@@ -80,6 +86,7 @@ public struct MemoryPlan: Sendable, Equatable, CustomStringConvertible {
         "limit \(Self.mib(limit)) (\(origin)): memory tier \(Self.mib(memoryTier)), originals tier \(Self.mib(originalsTier)), "
             + "transform budget \(transformBudget == 0 ? "off" : Self.mib(transformBudget))"
             + (sharedRoom != nil ? " (the memory tier yields to it)" : "") + ", small originals \(Self.mib(smallOriginals))"
+            + ", decoder scratch \(Self.mib(decoderScratch)) (of the headroom)"
     }
 
     static func mib(_ bytes: Int) -> String {

@@ -21,10 +21,15 @@ public final class WorkerPool: Sendable {
     public let queueLimit: Int
     private let state = Locked(State())
     private let available = DispatchSemaphore(value: 0)
+    private let whenIdle: @Sendable () -> Void
 
-    public init(workers: Int, queueLimit: Int, name: String = "worker") {
+    /// `whenIdle` runs on a worker once no job runs or waits: by default it hands freed
+    /// memory back to the system (decoding a large photo can take 100+ MB).
+    public init(workers: Int, queueLimit: Int, name: String = "worker",
+                whenIdle: @escaping @Sendable () -> Void = { csys_release_free_memory() }) {
         self.workers = max(1, workers)
         self.queueLimit = max(0, queueLimit)
+        self.whenIdle = whenIdle
         for index in 0..<self.workers {
             let thread = Thread { [self] in work() }
             thread.name = "thumbd-\(name)-\(index)"
@@ -75,8 +80,7 @@ public final class WorkerPool: Sendable {
                 s.running -= 1
                 return s.running == 0 && s.waiting == 0
             }
-            // Decoding a large photo can take 100+ MB; hand it back once nothing else runs.
-            if idle { csys_release_free_memory() }
+            if idle { whenIdle() }
         }
     }
 }
