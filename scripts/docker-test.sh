@@ -353,6 +353,17 @@ check_printf_hooks_refused() {  # libquadmath's printf handlers bind to the imag
     if grep -v '/thumbd \[0\]: normal symbol' <<< "$bindings"; then return 1; fi
 }
 
+check_jpeg_scratch_bound() {  # libjpeg's large buffers bind to the image binary's pool (jpegscratch.c)
+    local out bindings name
+    out=$(docker run --rm -e LD_DEBUG=bindings -e LD_BIND_NOW=1 --entrypoint /usr/local/bin/thumbd thumbd:test --version 2>&1) \
+        || { echo "$out" | tail -3; return 1; }
+    for name in jpeg_get_large jpeg_free_large; do
+        bindings=$(grep "libjpeg.*\`$name'" <<< "$out" || true)
+        [ -n "$bindings" ] || { echo "libjpeg binds no $name"; return 1; }
+        if grep -v '/thumbd \[0\]: normal symbol' <<< "$bindings"; then return 1; fi
+    done
+}
+
 check_runs_as_uid_10001() {
     local pid uid
     pid=$(docker inspect -f '{{.State.Pid}}' "$c")
@@ -826,6 +837,7 @@ project_s3="${run}clusters3"
 check health_within_20s
 check libvips_vector_guarded
 check printf_hooks_refused
+check jpeg_scratch_bound
 check runs_as_uid_10001
 check original
 check thumbnail
