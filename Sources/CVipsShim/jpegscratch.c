@@ -1,18 +1,17 @@
 /* libjpeg takes its large buffers through jpeg_get_large and jpeg_free_large (jmemnobs.c:
  * malloc and free), called through its PLT, so the executable's definitions below come first
  * (Package.swift exports them). A progressive JPEG's decoder holds every coefficient of the
- * image at once: 2 bytes per sample, 36 MB for a 5640 x 3172 photo, zeroed before the first
- * scan. thumbd's fixed malloc mmap threshold (1 MiB, for a flat RSS) gives each such buffer
- * fresh pages, so every decode paid a page fault per 4 KiB and an munmap after: about 5% of
- * a wallpaper miss's CPU (bench/miss_cpu.sh).
+ * image at once: 2 bytes per sample, 54 MB for a 5640 x 3172 photo at 4:2:0, zeroed before
+ * the first scan. thumbd's fixed malloc mmap threshold (1 MiB, for a flat RSS) gave each such
+ * buffer fresh pages, so every decode paid a page fault per 4 KiB and an munmap after: about
+ * 5% of a wallpaper miss's CPU (bench/miss_cpu.sh).
  *
  * Buffers of 1 MiB or more are mapped here instead and, when freed, kept for the next decode
  * up to a capacity (`tv_scratch_set_capacity`, from the memory plan's headroom; the oldest
- * are unmapped to make room): a buffer is reused for a request of at least half its size,
- * and the whole pool is unmapped when the transforms go idle (`tv_scratch_release`), so
- * memory at rest stays what it was. Smaller
- * buffers go to malloc as before; the size libjpeg frees with is the size it asked for, so
- * both calls choose alike. */
+ * are unmapped to make room). A kept buffer serves a request of at least half its size. The
+ * app unmaps them all when the transforms go idle (`tv_scratch_release`), so memory at rest
+ * stays what it was. Smaller buffers go to malloc as before; libjpeg frees with the size it
+ * asked for, so both calls choose alike. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>

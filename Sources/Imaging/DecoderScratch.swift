@@ -11,9 +11,6 @@ public enum DecoderScratch {
         set { tv_scratch_set_capacity(tv_scratch_shared(), max(0, newValue)) }
     }
 
-    /// Bytes kept now.
-    public static var keptBytes: Int { tv_scratch_read_stats(tv_scratch_shared()).kept_bytes }
-
     /// Unmaps every kept buffer.
     public static func release() { tv_scratch_release(tv_scratch_shared()) }
 
