@@ -5,8 +5,10 @@
 #     4 concurrent clients, from a fresh cache: thumbd on the folder, then on a bucket holding
 #     the same files (each original fetched once into the originals tier, then shared by its sizes).
 #  2. Original downloads: the same photos downloaded DOWNLOADS times each, 4 at a time, through
-#     thumbd (`/img/{path}`, streamed from the store as it sends) and straight from radosgw
-#     (signed GETs), by the same client (curl), ROUNDS times alternately; medians.
+#     thumbd (`/img/{path}`, streamed from the store as it sends), straight from radosgw
+#     (signed GETs) and through nginx as a plain streaming proxy in front of radosgw (the same
+#     signed GETs; what any proxy on these cores costs), by the same client (curl), ROUNDS
+#     times alternately; medians.
 #  3. A LARGE_MB object (200 MB) downloaded 4 at a time through a fresh thumbd and straight from
 #     radosgw: the throughput, and thumbd's resident memory before and at its peak (VmHWM), which
 #     must not grow with the object (each download holds a bounded buffer).
@@ -19,14 +21,17 @@ DOWNLOADS="${DOWNLOADS:-4}"
 ROUNDS="${ROUNDS:-3}"
 LARGE_MB="${LARGE_MB:-200}"
 THUMBD_PORT="${THUMBD_PORT:-18086}"
+NGINX_PORT="${NGINX_PORT:-18087}"
 LIB=$(bench_photos)
 mapfile -t names < <(cd "$LIB" && ls *.jpg *.JPG 2>/dev/null | sort)
 
 export S3_DIR="$BENCH_DIR/s3"
 eval "$(scripts/s3-server.sh start)"
 THUMBD_PID=
+PROXY="$BENCH_DIR/nginx-s3"
 cleanup() {
     [ -n "$THUMBD_PID" ] && kill "$THUMBD_PID" 2>/dev/null && wait "$THUMBD_PID" 2>/dev/null
+    [ -f "$PROXY/nginx.pid" ] && kill "$(cat "$PROXY/nginx.pid")" 2>/dev/null
     scripts/s3-server.sh stop
 }
 trap cleanup EXIT
@@ -78,23 +83,64 @@ for _ in $(seq 1 "$DOWNLOADS"); do
     done
 done
 downloads=$(grep -c '^url' "$through")
+# nginx as a streaming proxy (keep-alive to the store, 64 KiB buffers in memory and never a
+# temporary file, no access log, as thumbd runs here): the same signed GETs, whose Host it
+# passes on, so radosgw checks the same signature.
+proxied="$BENCH_DIR/s3-proxied.txt"
+sed "s|$S3_ENDPOINT|http://127.0.0.1:$NGINX_PORT|" "$straight" > "$proxied"
+mkdir -p "$PROXY/logs"
+cat > "$PROXY/nginx.conf" <<CONF
+worker_processes 2;
+error_log $PROXY/logs/error.log;
+pid $PROXY/nginx.pid;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    upstream rgw { server ${S3_ENDPOINT#http://}; keepalive 16; }
+    server {
+        listen 127.0.0.1:$NGINX_PORT;
+        location / {
+            proxy_pass http://rgw;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_set_header Host \$http_host;
+            proxy_buffer_size 64k;
+            proxy_buffers 16 64k;
+            proxy_busy_buffers_size 128k;
+            proxy_max_temp_file_size 0;
+        }
+    }
+}
+CONF
+nginx -c "$PROXY/nginx.conf" -p "$PROXY"
+wait_for_port "$NGINX_PORT"
+nginx_ticks() {
+    local pid total=0
+    for pid in $(cat "$PROXY/nginx.pid") $(pgrep -P "$(cat "$PROXY/nginx.pid")"); do total=$((total + $(cpu_ticks "$pid"))); done
+    echo "$total"
+}
 # The store's CPU (radosgw and the memstore OSD) and thumbd's, per phase, from /proc.
 store_ticks() { echo $(( $(cpu_ticks "$(cat "$S3_DIR/rgw.pid")") + $(cpu_ticks "$(cat "$S3_DIR/osd.pid")") )); }
-through_runs=() straight_runs=()
-through_store=0 through_thumbd=0 straight_store=0
+through_runs=() straight_runs=() proxied_runs=()
+through_store=0 through_thumbd=0 straight_store=0 proxied_store=0 proxied_nginx=0
 for _ in $(seq 1 "$ROUNDS"); do
     s0=$(store_ticks) t0=$(cpu_ticks "$THUMBD_PID")
     through_runs+=("$(fetch_all "$through")")
     s1=$(store_ticks) t1=$(cpu_ticks "$THUMBD_PID")
     straight_runs+=("$(fetch_all "$straight" "${signed[@]}")")
-    s2=$(store_ticks)
+    s2=$(store_ticks) n2=$(nginx_ticks)
+    proxied_runs+=("$(fetch_all "$proxied" "${signed[@]}")")
+    s3=$(store_ticks) n3=$(nginx_ticks)
     through_store=$((through_store + s1 - s0)) through_thumbd=$((through_thumbd + t1 - t0)) straight_store=$((straight_store + s2 - s1))
+    proxied_store=$((proxied_store + s3 - s2)) proxied_nginx=$((proxied_nginx + n3 - n2))
 done
+kill "$(cat "$PROXY/nginx.pid")"
 # ms of CPU per MB sent, over every round
 per_mb() { echo "$1 * 1000 / $TICK / ($bytes * $ROUNDS / 1048576)" | bc -l; }
 stop
 through_seconds=$(median "${through_runs[@]}")
 straight_seconds=$(median "${straight_runs[@]}")
+proxied_seconds=$(median "${proxied_runs[@]}")
 
 # The large object: JPEG's magic then random bytes (passed through, never decoded).
 large="$BENCH_DIR/large.jpg"
@@ -137,9 +183,13 @@ printf '%-44s %10.1f downloads/s %8.1f MB/s\n' "through thumbd (streamed from th
     "$(echo "$downloads / $through_seconds" | bc -l)" "$(echo "$bytes / $through_seconds / 1048576" | bc -l)"
 printf '%-44s %10.1f downloads/s %8.1f MB/s\n' "straight from radosgw" \
     "$(echo "$downloads / $straight_seconds" | bc -l)" "$(echo "$bytes / $straight_seconds / 1048576" | bc -l)"
-printf '%-44s %10.2fx  (target >= 0.9x)\n' "through / straight" "$(echo "$straight_seconds / $through_seconds" | bc -l)"
-printf '%-44s %10.2f ms store + %.2f ms thumbd through it, %.2f ms store straight\n' "CPU per MB sent" \
-    "$(per_mb "$through_store")" "$(per_mb "$through_thumbd")" "$(per_mb "$straight_store")"
+printf '%-44s %10.1f downloads/s %8.1f MB/s\n' "through nginx (a streaming proxy)" \
+    "$(echo "$downloads / $proxied_seconds" | bc -l)" "$(echo "$bytes / $proxied_seconds / 1048576" | bc -l)"
+printf '%-44s %10.2fx  (target >= 0.9x; nginx %.2fx)\n' "through / straight" "$(echo "$straight_seconds / $through_seconds" | bc -l)" \
+    "$(echo "$straight_seconds / $proxied_seconds" | bc -l)"
+printf '%-44s %10.2f ms store + %.2f ms thumbd through it, %.2f ms store straight, %.2f ms store + %.2f ms nginx proxied\n' \
+    "CPU per MB sent" "$(per_mb "$through_store")" "$(per_mb "$through_thumbd")" "$(per_mb "$straight_store")" \
+    "$(per_mb "$proxied_store")" "$(per_mb "$proxied_nginx")"
 echo "a $LARGE_MB MB original, 4 downloads at a time"
 printf '%-44s %10.1f MB/s\n' "through thumbd" "$(echo "4 * $large_bytes / $large_through_seconds / 1048576" | bc -l)"
 printf '%-44s %10.1f MB/s\n' "straight from radosgw" "$(echo "4 * $large_bytes / $large_straight_seconds / 1048576" | bc -l)"
