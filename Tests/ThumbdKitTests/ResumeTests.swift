@@ -26,7 +26,10 @@ import ThumbdProtocol
         let total = reference.body.count
         #expect(total > 3_000_000)
 
-        let throttle = ThrottledTransport(wrapping: URLSessionTransport(), settings: .init(bytesPerSecond: total / 2))
+        // A third arrives after about 2 s and the rest takes 4 s more: room for the polling below
+        // on a loaded machine (a stop after the last byte has nothing left to keep).
+        let slow = ThrottledTransport.Settings(bytesPerSecond: total / 6)
+        let throttle = ThrottledTransport(wrapping: URLSessionTransport(), settings: slow)
         let recorder = RecordingTransport(wrapping: throttle)
         let folder = server.clientFolder()
         let loader = ThumbdLoader(configuration: .init(diskDirectory: folder), transport: recorder, decode: TestImage.decode)
@@ -60,7 +63,7 @@ import ThumbdProtocol
         // Stopped again; then the source changes, and a new loader (an app restart) resumes
         // from the bytes kept on disk: If-Range fails, a 200 brings the new image whole.
         loader.removeCachedResponse(for: url)
-        throttle.settings = .init(bytesPerSecond: total / 2)
+        throttle.settings = slow
         let received = loader.counters.bytesReceived
         let stoppedAgain = Task { try await loader.load(url) }
         let aThirdArrivedAgain = await until { loader.counters.bytesReceived - received >= total / 3 }
