@@ -96,6 +96,13 @@ cpu_ticks() {
     sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'
 }
 
+# tree_ticks PID: cpu_ticks of the process and its children (nginx's or thumbor's workers)
+tree_ticks() {
+    local total=0 p
+    for p in "$1" $(pgrep -P "$1" || true); do total=$((total + $(cpu_ticks "$p"))); done
+    echo "$total"
+}
+
 # fetch_all URLS_FILE [CURL_ARGS...] -> the elapsed seconds of fetching every url of a curl
 # config file, 4 at a time; fails unless every answer is a 200
 fetch_all() {
@@ -119,14 +126,12 @@ wait_for_port() {
     return 1
 }
 
-# start_nginx ROOT PORT [NAME [ACCESS_LOG]]: nginx with 2 workers and sendfile, serving ROOT, its
-# prefix $BENCH_DIR/NAME (default nginx; the pid in $NGINX_PREFIX/nginx.pid). ACCESS_LOG=buffered
-# writes one line a request as thumbd's access log does: buffered, flushed every 200 ms.
+# run_nginx NAME PORT HTTP: nginx with 2 workers under the prefix $BENCH_DIR/NAME (NGINX_PREFIX; its
+# pid in $NGINX_PREFIX/nginx.pid), HTTP the body of its http block, listening on PORT; stop_nginx
+# stops it
 NGINX_PREFIXES=()
-start_nginx() {
-    NGINX_PREFIX="$BENCH_DIR/${3:-nginx}"
-    local access="access_log off;"
-    [ "${4:-}" = buffered ] && access="access_log $NGINX_PREFIX/logs/access.log combined buffer=64k flush=200ms;"
+run_nginx() {
+    NGINX_PREFIX="$BENCH_DIR/$1"
     mkdir -p "$NGINX_PREFIX/logs"
     cat > "$NGINX_PREFIX/nginx.conf" <<CONF
 worker_processes 2;
@@ -134,17 +139,26 @@ error_log $NGINX_PREFIX/logs/error.log;
 pid $NGINX_PREFIX/nginx.pid;
 events { worker_connections 4096; }
 http {
-    $access
-    sendfile on;
-    tcp_nopush on;
-    keepalive_requests 100000000;
-    types { image/jpeg jpg; }
-    server { listen 127.0.0.1:$2; root $1; location / { } }
+$3
 }
 CONF
     nginx -c "$NGINX_PREFIX/nginx.conf" -p "$NGINX_PREFIX"
     NGINX_PREFIXES+=("$NGINX_PREFIX")
     wait_for_port "$2"
+}
+
+# start_nginx ROOT PORT [NAME [ACCESS_LOG]]: run_nginx serving the files of ROOT with sendfile, its
+# prefix $BENCH_DIR/NAME (default nginx). ACCESS_LOG=buffered writes one line a request as
+# thumbd's access log does: buffered, flushed every 200 ms.
+start_nginx() {
+    local name="${3:-nginx}" access="access_log off;"
+    [ "${4:-}" = buffered ] && access="access_log $BENCH_DIR/$name/logs/access.log combined buffer=64k flush=200ms;"
+    run_nginx "$name" "$2" "    $access
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 100000000;
+    types { image/jpeg jpg; }
+    server { listen 127.0.0.1:$2; root $1; location / { } }"
 }
 
 # stop_nginx: every nginx start_nginx started

@@ -28,10 +28,9 @@ mapfile -t names < <(cd "$LIB" && ls *.jpg *.JPG 2>/dev/null | sort)
 export S3_DIR="$BENCH_DIR/s3"
 eval "$(scripts/s3-server.sh start)"
 THUMBD_PID=
-PROXY="$BENCH_DIR/nginx-s3"
 cleanup() {
     [ -n "$THUMBD_PID" ] && kill "$THUMBD_PID" 2>/dev/null && wait "$THUMBD_PID" 2>/dev/null
-    [ -f "$PROXY/nginx.pid" ] && kill "$(cat "$PROXY/nginx.pid")" 2>/dev/null
+    stop_nginx
     scripts/s3-server.sh stop
 }
 trap cleanup EXIT
@@ -88,37 +87,22 @@ downloads=$(grep -c '^url' "$through")
 # passes on, so radosgw checks the same signature.
 proxied="$BENCH_DIR/s3-proxied.txt"
 sed "s|$S3_ENDPOINT|http://127.0.0.1:$NGINX_PORT|" "$straight" > "$proxied"
-mkdir -p "$PROXY/logs"
-cat > "$PROXY/nginx.conf" <<CONF
-worker_processes 2;
-error_log $PROXY/logs/error.log;
-pid $PROXY/nginx.pid;
-events { worker_connections 4096; }
-http {
-    access_log off;
+run_nginx nginx-s3 "$NGINX_PORT" "    access_log off;
     upstream rgw { server ${S3_ENDPOINT#http://}; keepalive 16; }
     server {
         listen 127.0.0.1:$NGINX_PORT;
         location / {
             proxy_pass http://rgw;
             proxy_http_version 1.1;
-            proxy_set_header Connection "";
+            proxy_set_header Connection \"\";
             proxy_set_header Host \$http_host;
             proxy_buffer_size 64k;
             proxy_buffers 16 64k;
             proxy_busy_buffers_size 128k;
             proxy_max_temp_file_size 0;
         }
-    }
-}
-CONF
-nginx -c "$PROXY/nginx.conf" -p "$PROXY"
-wait_for_port "$NGINX_PORT"
-nginx_ticks() {
-    local pid total=0
-    for pid in $(cat "$PROXY/nginx.pid") $(pgrep -P "$(cat "$PROXY/nginx.pid")"); do total=$((total + $(cpu_ticks "$pid"))); done
-    echo "$total"
-}
+    }"
+nginx_ticks() { tree_ticks "$(cat "$NGINX_PREFIX/nginx.pid")"; }
 # The store's CPU (radosgw and the memstore OSD) and thumbd's, per phase, from /proc.
 store_ticks() { echo $(( $(cpu_ticks "$(cat "$S3_DIR/rgw.pid")") + $(cpu_ticks "$(cat "$S3_DIR/osd.pid")") )); }
 through_runs=() straight_runs=() proxied_runs=()
@@ -134,7 +118,7 @@ for _ in $(seq 1 "$ROUNDS"); do
     through_store=$((through_store + s1 - s0)) through_thumbd=$((through_thumbd + t1 - t0)) straight_store=$((straight_store + s2 - s1))
     proxied_store=$((proxied_store + s3 - s2)) proxied_nginx=$((proxied_nginx + n3 - n2))
 done
-kill "$(cat "$PROXY/nginx.pid")"
+stop_nginx
 # ms of CPU per MB sent, over every round
 per_mb() { echo "$1 * 1000 / $TICK / ($bytes * $ROUNDS / 1048576)" | bc -l; }
 stop

@@ -56,19 +56,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# ticks PID: CPU of the process and its children (thumbor's workers)
-ticks() {
-    local total=0 p
-    for p in "$1" $(pgrep -P "$1" || true); do total=$((total + $(cpu_ticks "$p"))); done
-    echo "$total"
-}
-
 # run URLS_FILE -> "seconds cpu_ticks"; every answer must be a 200
 run() {
     local seconds t0 t1
-    t0=$(ticks "$SERVER_PID")
+    t0=$(tree_ticks "$SERVER_PID")
     seconds=$(fetch_all "$1")
-    t1=$(ticks "$SERVER_PID")
+    t1=$(tree_ticks "$SERVER_PID")
     echo "$seconds $((t1 - t0))"
 }
 
