@@ -344,24 +344,27 @@ check_libvips_vector_guarded() {  # the image's binary puts liborc behind the sh
         || { echo "start-up line: $(docker logs "$c" 2>&1 | grep -m1 'listening on' | cut -c1-200)"; return 1; }
 }
 
-check_printf_hooks_refused() {  # libquadmath's printf handlers bind to the image binary's stand-ins (printfhooks.c)
-    local out bindings
-    out=$(docker run --rm -e LD_DEBUG=bindings --entrypoint /usr/local/bin/thumbd thumbd:test --version 2>&1) \
+# binds_to_binary LIBRARY SYMBOL...: the image's thumbd, binding every symbol at load, binds
+# each SYMBOL that LIBRARY calls to its own definition (a stand-in it does not export is bound
+# to the library's)
+binds_to_binary() {
+    local library=$1 out bindings name
+    shift
+    out=$(docker run --rm -e LD_DEBUG=bindings -e LD_BIND_NOW=1 --entrypoint /usr/local/bin/thumbd thumbd:test --version 2>&1) \
         || { echo "$out" | tail -3; return 1; }
-    bindings=$(grep 'libquadmath.*register_printf_' <<< "$out" || true)
-    [ -n "$bindings" ] || { echo "libquadmath registered no printf handler"; return 1; }
-    if grep -v '/thumbd \[0\]: normal symbol' <<< "$bindings"; then return 1; fi
+    for name in "$@"; do
+        bindings=$(grep "$library.*\`$name'" <<< "$out" || true)
+        [ -n "$bindings" ] || { echo "$library binds no $name"; return 1; }
+        if grep -v '/thumbd \[0\]: normal symbol' <<< "$bindings"; then return 1; fi
+    done
+}
+
+check_printf_hooks_refused() {  # libquadmath's printf handlers bind to the image binary's stand-ins (printfhooks.c)
+    binds_to_binary libquadmath register_printf_specifier register_printf_modifier register_printf_type
 }
 
 check_jpeg_scratch_bound() {  # libjpeg's large buffers bind to the image binary's pool (jpegscratch.c)
-    local out bindings name
-    out=$(docker run --rm -e LD_DEBUG=bindings -e LD_BIND_NOW=1 --entrypoint /usr/local/bin/thumbd thumbd:test --version 2>&1) \
-        || { echo "$out" | tail -3; return 1; }
-    for name in jpeg_get_large jpeg_free_large; do
-        bindings=$(grep "libjpeg.*\`$name'" <<< "$out" || true)
-        [ -n "$bindings" ] || { echo "libjpeg binds no $name"; return 1; }
-        if grep -v '/thumbd \[0\]: normal symbol' <<< "$bindings"; then return 1; fi
-    done
+    binds_to_binary libjpeg jpeg_get_large jpeg_free_large
 }
 
 check_runs_as_uid_10001() {

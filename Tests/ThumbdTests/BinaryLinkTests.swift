@@ -19,30 +19,31 @@ import TestSupport
         #expect(!server.startOutput.contains("vector code is off"))
     }
 
-    /// libquadmath's printf handlers reach the binary's refusing stand-ins (`printfhooks.c`), not
-    /// glibc, only if the executable exports them; the dynamic linker says where it bound them.
-    @Test func theBinaryRefusesLibquadmathsPrintfHandlers() throws {
-        let run = try runProgram(ShutdownTests.binary.path, ["--version"], environment: ["LD_DEBUG": "bindings"], timeout: 60)
-        #expect(run.status == 0, "\(run.errors.suffix(500))")
-        let bindings = run.errors.split(separator: "\n").filter { $0.contains("libquadmath") && $0.contains("register_printf_") }
-        #expect(!bindings.isEmpty, "libquadmath registered no printf handler: drop printfhooks.c")
-        for binding in bindings {
-            #expect(binding.contains("/thumbd [0]: normal symbol"), "\(binding)")
-        }
-    }
-
-    /// libjpeg's large buffers reach the shim's pool (`jpegscratch.c`) only if the executable
-    /// exports its definitions; bound at load (`LD_BIND_NOW`), the dynamic linker names them.
-    @Test func libjpegTakesItsLargeBuffersFromTheBinary() throws {
+    /// Checks that the binary's dynamic linker, binding every symbol at load (`LD_BIND_NOW`,
+    /// `LD_DEBUG=bindings`), binds each of `names` that `library` calls to the binary's own
+    /// definition: a stand-in the executable does not export is bound to the library's.
+    func expectBoundToTheBinary(library: String, _ names: [String]) throws {
         let run = try runProgram(ShutdownTests.binary.path, ["--version"], environment: ["LD_DEBUG": "bindings", "LD_BIND_NOW": "1"],
                                  timeout: 60)
         #expect(run.status == 0, "\(run.errors.suffix(500))")
-        for name in ["jpeg_get_large", "jpeg_free_large"] {
-            let bindings = run.errors.split(separator: "\n").filter { $0.contains("libjpeg") && $0.contains("`\(name)'") }
-            #expect(!bindings.isEmpty, "libjpeg binds no \(name)")
+        for name in names {
+            let bindings = run.errors.split(separator: "\n").filter { $0.contains(library) && $0.contains("`\(name)'") }
+            #expect(!bindings.isEmpty, "\(library) binds no \(name)")
             for binding in bindings {
                 #expect(binding.contains("/thumbd [0]: normal symbol"), "\(binding)")
             }
         }
+    }
+
+    /// libquadmath's printf handlers reach the binary's refusing stand-ins (`printfhooks.c`), not
+    /// glibc, only if the executable exports them.
+    @Test func theBinaryRefusesLibquadmathsPrintfHandlers() throws {
+        try expectBoundToTheBinary(library: "libquadmath", ["register_printf_specifier", "register_printf_modifier", "register_printf_type"])
+    }
+
+    /// libjpeg's large buffers reach the shim's pool (`jpegscratch.c`) only if the executable
+    /// exports its definitions.
+    @Test func libjpegTakesItsLargeBuffersFromTheBinary() throws {
+        try expectBoundToTheBinary(library: "libjpeg", ["jpeg_get_large", "jpeg_free_large"])
     }
 }
