@@ -26,6 +26,11 @@ static size_t on_header(char *data, size_t size, size_t count, void *user) {
         { "content-range:", offsetof(tf_response, content_range), sizeof(((tf_response *)0)->content_range) },
     };
     tf_keep_field(data, n, t->response, fields, sizeof fields / sizeof fields[0]);
+    if (n > 9 && strncmp(data, "HTTP/", 5) == 0) {
+        /* The status line: the answer has begun (the pace hook's body clock starts). */
+        const char *space = memchr(data, ' ', n);
+        if (space) t->response->status = strtol(space + 1, NULL, 10);
+    }
     return n;
 }
 
@@ -78,12 +83,14 @@ void tf_fetch(const tf_request *request, tf_response *response) {
     curl_easy_setopt(curl, CURLOPT_HEADERDATA, &t);
     curl_easy_setopt(curl, CURLOPT_OPENSOCKETFUNCTION, on_open_socket);
     curl_easy_setopt(curl, CURLOPT_OPENSOCKETDATA, &t);
+    tf_pace pace = { request->pace, request->pace_context, &response->status, 0 };
+    tf_watch(curl, &pace);
     char errors[CURL_ERROR_SIZE] = { 0 };
     curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errors);
 
     CURLcode rc = curl_easy_perform(curl);
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response->status);
-    tf_error kind = tf_error_of(rc, t.sink.too_large);
+    tf_error kind = pace.cut ? TF_CUT : tf_error_of(rc, t.sink.too_large);
     response->error = kind != TF_OK && kind != TF_TOO_LARGE && t.blocked ? TF_BLOCKED : kind;
     if (rc != CURLE_OK) {
         snprintf(response->message, sizeof response->message, "%s", errors[0] ? errors : curl_easy_strerror(rc));

@@ -95,10 +95,10 @@ void tf_s3_fetch(const tf_s3_request *request, tf_s3_response *response) {
     curl_easy_setopt(curl, CURLOPT_PROXY, "");          /* never an environment proxy */
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, request->connect_timeout_ms);
+    tf_pace pace = { request->pace, request->pace_context, &response->status, 0 };
+    tf_watch(curl, &pace);
     if (request->writer) {
-        /* A streamed body lasts as long as its client takes: only a stalled store ends it. */
-        curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
-        curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, request->total_timeout_ms / 1000 + 1);
+        /* A streamed body lasts as long as its client takes: the pace hook bounds the store's part. */
         curl_easy_setopt(curl, CURLOPT_BUFFERSIZE, 256L * 1024);
     } else {
         curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, request->total_timeout_ms);
@@ -139,7 +139,7 @@ void tf_s3_fetch(const tf_s3_request *request, tf_s3_response *response) {
 
     CURLcode rc = curl_easy_perform(curl);
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response->status);
-    response->error = streamed.ended_by_writer ? TF_ENDED : tf_error_of(rc, sink.too_large);
+    response->error = streamed.ended_by_writer ? TF_ENDED : pace.cut ? TF_CUT : tf_error_of(rc, sink.too_large);
     if (rc != CURLE_OK) {
         snprintf(response->message, sizeof response->message, "%s", errors[0] ? errors : curl_easy_strerror(rc));
     }

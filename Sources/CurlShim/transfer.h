@@ -76,6 +76,32 @@ static inline void tf_keep_field(const char *line, size_t n, void *response, con
     }
 }
 
+/* The pace hook as libcurl's progress callback. */
+typedef struct {
+    tf_pace_hook hook;
+    void *context;
+    const long *status;     /* set once the status line is in */
+    int cut;
+} tf_pace;
+
+static inline int tf_on_progress(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow) {
+    (void)dltotal; (void)ultotal; (void)ulnow;
+    tf_pace *pace = user;
+    if (pace->hook(dlnow, *pace->status > 0, pace->context)) {
+        pace->cut = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* Asks `pace` as the transfer goes, when it has a hook. */
+static inline void tf_watch(CURL *curl, tf_pace *pace) {
+    if (!pace->hook) return;
+    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, tf_on_progress);
+    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, pace);
+    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+}
+
 /* The kind of failure of a finished transfer (blocked addresses are the caller's to tell). */
 static inline tf_error tf_error_of(CURLcode rc, int too_large) {
     if (rc == CURLE_OK) return TF_OK;

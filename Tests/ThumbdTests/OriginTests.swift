@@ -140,7 +140,7 @@ final class TestOrigin: HTTPHandler, @unchecked Sendable {
     /// for one timeout at most, and a thumbnail held of it is answered at once.
     @Test func aStalledOriginAnswersEveryMissWithinItsTimeoutAndHeldThumbnailsAtOnce() throws {
         let origin = try TestOrigin()
-        let stall = try DelayingProxy(to: origin.port)
+        let stall = try FaultProxy(to: origin.port)
         let timeout = 2.0
         let f = try fixture { config in
             config.origins.ttl = 0  // every request asks the origin again
@@ -149,7 +149,7 @@ final class TestOrigin: HTTPHandler, @unchecked Sendable {
         let base = "http://127.0.0.1:\(stall.port)/photo.jpg"
         let held = try proxy(f, base + "?v=held", "&w=100")
         #expect(held.status == 200)
-        stall.delay = 30
+        stall.rules = [.init(.delay(seconds: 30))]
         let answers = concurrently(11) { i -> (status: Int, retryAfter: String?, seconds: Double) in
             if i == 10 { usleep(200_000) }
             let started = Date()
@@ -179,7 +179,7 @@ final class TestOrigin: HTTPHandler, @unchecked Sendable {
         #expect(f.service.app.originals?.staleServed.count == 1)
     }
 
-    @Test(arguments: [("/missing.jpg", 502), ("/error.jpg", 502), ("/text", 502), ("/slow.jpg", 504),
+    @Test(arguments: [("/missing.jpg", 404), ("/error.jpg", 502), ("/text", 502), ("/slow.jpg", 504),
                       ("/redirect-away", 403), ("/redirect-home", 200)])
     func originProblemsMapToStatuses(_ path: String, _ status: Int) throws {
         let origin = try TestOrigin()

@@ -66,7 +66,7 @@ import TestSupport
         for i in 0..<20 { objects["p\(i).jpg"] = S3Images.jpeg(120, 90, seed: 41 + i) }
         try store.put(bucket, objects)
         let upstream = try #require(URL(string: store.endpoint)?.port)
-        let proxy = try DelayingProxy(to: upstream)
+        let proxy = try FaultProxy(to: upstream)
         let timeout = 3.0
         let f = try S3LibraryFixture(store: store, bucket: bucket) { config in
             config.library.s3.endpoint = "http://127.0.0.1:\(proxy.port)"
@@ -77,7 +77,7 @@ import TestSupport
         let held = try f.get("/img/held.jpg?w=100")
         #expect(held.status == 200)
 
-        proxy.delay = 30
+        proxy.rules = [.init(.delay(seconds: 30))]
         let port = f.port
         // 20 different misses at once, and the held thumbnail asked among them.
         let answers = concurrently(21) { i -> (status: Int, retryAfter: String?, seconds: Double, etag: String?) in
@@ -100,7 +100,7 @@ import TestSupport
               + "the held thumbnail 200 in \(heldAgain.seconds.formatted(.number.precision(.fractionLength(2)))) s")
 
         // The store answers again: after the pause, misses are made.
-        proxy.delay = 0
+        proxy.rules = []
         #expect(eventually(timeout: 10) { (try? f.get("/img/p3.jpg?w=60").status) == 200 })
         proxy.stop()
     }

@@ -42,7 +42,8 @@ import Testing
     static func tier(_ store: SilentStore, queueLimit: Int, queueBytes: Int) -> SharedTier {
         let client = S3Client(location: S3Location(parsing: "s3://tier/")!,
                               endpoint: S3Endpoint(endpoint: "http://127.0.0.1:\(store.port)", region: "us-east-1", pathStyle: true)!,
-                              region: "us-east-1", accessKey: "access", secretKey: "secret", connectTimeout: 1, timeout: 1)
+                              region: "us-east-1", accessKey: "access", secretKey: "secret", connectTimeout: 1,
+                              transfer: TransferLimits(timeout: 1))
         return SharedTier(store: SharedStore(client: client, clock: SystemClock(), logger: Logger(label: "test")),
                           queueLimit: queueLimit, queueBytes: queueBytes)
     }

@@ -41,4 +41,31 @@ int csys_epoll_del(int epfd, int fd);
 /// Waits for events; fills parallel arrays of tokens and event masks. Returns the count or -1.
 int csys_epoll_wait(int epfd, uint64_t *tokens, uint32_t *events, int max, int timeout_ms);
 
+/* Child processes (process.c): the renderers SVG and PDF pages are drawn in. */
+
+/// A pipe whose ends close on exec (pipe2 with O_CLOEXEC). 0, or -1 with errno.
+int csys_pipe(int fds[2]);
+/// Starts `path` with `argv` (NULL-terminated), its stdin and stdout the given descriptors,
+/// stderr shared, every other descriptor closed in the child. 0 and the pid, or an errno.
+int csys_spawn(const char *path, char *const argv[], int stdin_fd, int stdout_fd, pid_t *pid);
+/// Waits for `pid` to end (blocking when `block`). Returns 1 when it ended (`signal` the
+/// signal that ended it, or 0 with `status` its exit status), 0 when it runs, -1 on error.
+int csys_reap(pid_t pid, int block, int *status, int *signal);
+/// Waits up to `timeout_ms` for `fd` to be readable (or closed): 1, 0 on timeout, -1 on error.
+int csys_wait_readable(int fd, int timeout_ms);
+/// SIGPIPE ignored process-wide: a write to a renderer that died fails with EPIPE instead.
+void csys_ignore_sigpipe(void);
+
+/// In a renderer, before it reads anything: no core files, no file grows past 0 bytes (a pipe
+/// is not a file), first in line for the kernel's OOM killer, one malloc arena.
+void csys_child_defaults(void);
+/// In a renderer: a seccomp filter that refuses sockets, running programs, processes other
+/// than threads, opening files for writing and changing the file system. 0, or -1 with errno
+/// (seccomp unavailable: the rlimits still hold).
+int csys_sandbox(void);
+/// In a renderer, before each document: the CPU it may use from now (RLIMIT_CPU's soft limit:
+/// SIGXCPU ends it) and the address space it may grow by from now (RLIMIT_AS's soft limit:
+/// allocations past it fail). 0, or -1 with errno.
+int csys_limit_next(double cpu_seconds, uint64_t address_space_bytes);
+
 #endif

@@ -16,8 +16,14 @@ typedef enum {
     TF_CONNECT = 4,     /* DNS failure, refused connection, TLS failure, ... */
     TF_PROTOCOL = 5,    /* not http or https */
     TF_OTHER = 6,
-    TF_ENDED = 7        /* a writer ended the transfer */
+    TF_ENDED = 7,       /* a writer ended the transfer */
+    TF_CUT = 8          /* the pace hook cut the transfer (too slow, or past its deadline) */
 } tf_error;
+
+/* Asked as a transfer goes (at least about once a second, also while nothing arrives): the
+ * body's bytes so far and whether the answer's status line is in. Returns 1 to cut the
+ * transfer (TF_CUT). */
+typedef int (*tf_pace_hook)(long long received, int head_seen, void *context);
 
 typedef struct {
     const char *url;
@@ -30,6 +36,8 @@ typedef struct {
     /* Returns 1 to allow connecting to this address. */
     int (*allow_address)(const struct sockaddr *address, socklen_t length, void *context);
     void *context;
+    tf_pace_hook pace;              /* NULL: none */
+    void *pace_context;
 } tf_request;
 
 typedef struct {
@@ -69,12 +77,14 @@ typedef struct {
     long total_timeout_ms;
     size_t max_bytes;               /* bodies past this are cut off while streaming (TF_TOO_LARGE) */
     /* With a writer, the body is handed to it as it arrives, not kept in the response (whose
-     * status and fields are read by then); max_bytes does not apply, and instead of a total
-     * timeout the transfer ends when the store sends less than a byte a second for
-     * total_timeout_ms. It returns 0 to end the transfer. The thread uses a handle of its own
-     * for these, so the writer may make other requests on the same thread. */
+     * status and fields are read by then); max_bytes does not apply, and no total timeout
+     * either: the pace hook bounds it (a body goes at its client's pace, which the hook does
+     * not count). It returns 0 to end the transfer. The thread uses a handle of its own for
+     * these, so the writer may make other requests on the same thread. */
     int (*writer)(const unsigned char *data, size_t length, const struct tf_s3_response *head, void *context);
     void *writer_context;
+    tf_pace_hook pace;              /* NULL: none */
+    void *pace_context;
 } tf_s3_request;
 
 typedef struct tf_s3_response {

@@ -89,7 +89,8 @@ public final class ThumbdApp: HTTPHandler {
         } else {
             let fetcher = OriginFetcher(allow: OriginAllowList(config.origins.allow), allowPrivate: config.origins.allowPrivate,
                                         maxRedirects: config.origins.maxRedirects, connectTimeout: config.origins.connectTimeout,
-                                        totalTimeout: config.origins.timeout, maxBytes: config.limits.maxSourceBytes,
+                                        totalTimeout: config.origins.timeout, minRate: config.origins.minRate,
+                                        maxBytes: config.limits.maxSourceBytes,
                                         clock: clock)
             originals = RemoteOriginals(store: HTTPOrigin(fetcher: fetcher, metrics: metrics), originals: originalStore,
                                         ttl: config.origins.ttl, clock: clock, logger: logger)

@@ -246,6 +246,8 @@ struct ConfigKey: Sendable {
         int("origins.max_redirects", 0...20, \.origins.maxRedirects),
         duration("origins.connect_timeout", 0.1...120, \.origins.connectTimeout),
         duration("origins.timeout", 0.1...600, \.origins.timeout),
+        size("origins.min_rate", 0...(1 << 30), \.origins.minRate),
+        duration("origins.stream_timeout", 1...(7 * 86400), \.origins.streamTimeout),
         duration("origins.ttl", 0...(365 * 86400), \.origins.ttl),
         string("security.key", "a secret of at least 16 characters, or empty for unsigned requests", \.security.key,
                valid: { $0.isEmpty || $0.count >= 16 }),

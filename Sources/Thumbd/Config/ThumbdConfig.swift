@@ -140,7 +140,13 @@ public struct ThumbdConfig: Sendable, Equatable {
         public var allowPrivate = false
         public var maxRedirects = 5
         public var connectTimeout = 5.0
+        /// The whole deadline of a fetch (a streamed original's: until its head goes on), for
+        /// origins and the S3 library alike.
         public var timeout = 10.0
+        /// Bytes a second a body must keep over any 5 s once the answer began; 0: none.
+        public var minRate = TransferLimits.Defaults.minRate
+        /// The store's own time a streamed original's body may take after its head went on.
+        public var streamTimeout = TransferLimits.Defaults.streamTimeout
         /// How long a fetched original is used before it is revalidated.
         public var ttl = 3600.0
     }
@@ -240,7 +246,14 @@ extension ThumbdConfig {
         let s3 = sharedStoreSettings
         return S3Client(location: location, endpoint: S3Endpoint(endpoint: s3.endpoint, region: s3.region, pathStyle: s3.pathStyle)!,
                         region: s3.region, accessKey: s3.accessKey, secretKey: s3.secretKey,
-                        connectTimeout: min(origins.connectTimeout, cache.shared.timeout), timeout: cache.shared.timeout, clock: clock)
+                        connectTimeout: min(origins.connectTimeout, cache.shared.timeout),
+                        transfer: TransferLimits(timeout: cache.shared.timeout, minRate: origins.minRate, streamTimeout: origins.streamTimeout),
+                        clock: clock)
+    }
+
+    /// The bounds of every read from an origin or the S3 library.
+    var originTransfers: TransferLimits {
+        TransferLimits(timeout: origins.timeout, minRate: origins.minRate, streamTimeout: origins.streamTimeout)
     }
 
     /// The S3 client this configuration describes for `location` (the endpoint was checked
@@ -249,6 +262,6 @@ extension ThumbdConfig {
         let s3 = library.s3
         return S3Client(location: location, endpoint: S3Endpoint(endpoint: s3.endpoint, region: s3.region, pathStyle: s3.pathStyle)!,
                         region: s3.region, accessKey: s3.accessKey, secretKey: s3.secretKey,
-                        connectTimeout: origins.connectTimeout, timeout: origins.timeout, clock: clock)
+                        connectTimeout: origins.connectTimeout, transfer: originTransfers, clock: clock)
     }
 }

@@ -6,8 +6,8 @@ extension S3Error: HTTPProblem {
         switch self {
         case .notFound: ImageLibrary.LookupError.notFound.problem
         // The store's own code is named (never the request: it carries the signature).
-        case .refused(let status, let code):
-            ProblemDetails(.badGateway, detail: "the image store refused the request (\(status) \(code))")
+        case .refused:
+            ProblemDetails(.badGateway, detail: "the image store refused the request (\(refusalText))")
         case .unavailable: ProblemDetails(.serviceUnavailable, detail: "the image store is unavailable; try again shortly")
         case .tooLarge(let limit): ProblemDetails(.contentTooLarge, detail: "the image is over the size limit of \(limit) bytes")
         case .notAnImage: ImageLibrary.LookupError.notAnImage.problem

@@ -46,6 +46,7 @@ struct MetricsRoute: Sendable {
             metrics.total("thumbd_shared_cache_dropped_writes_total", [], shared.drops.count)
             metrics.total("thumbd_shared_cache_errors_total", [], shared.errors.count)
             metrics.total("thumbd_shared_cache_skipped_total", [], shared.skips.count)
+            metrics.total("thumbd_shared_cache_denied_total", [], shared.denials.count)
         }
         metrics.gauge("thumbd_transform_queue_depth", [], thumbnails.pool.queueDepth)
         metrics.gauge("thumbd_transforms_running", [], thumbnails.pool.running)

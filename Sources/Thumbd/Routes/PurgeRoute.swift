@@ -34,8 +34,9 @@ struct PurgeRoute: Sendable {
             }
         }
 
-        /// The source's objects removed from the shared tier; nil when it could not be listed.
-        func shared(_ target: Target) -> Int? {
+        /// The source's objects removed from the shared tier, or why they could not be; nil
+        /// without a shared tier.
+        func shared(_ target: Target) -> Result<Int, S3Error>? {
             thumbnails.store.shared?.removeAll(sourcePrefix: sourceName(target).keyPrefix)
         }
 
@@ -51,6 +52,20 @@ struct PurgeRoute: Sendable {
         func apply(record text: String) {
             guard let query = try? QueryParameters(parsing: Substring(text)), let target = try? PurgeRoute.target(query) else { return }
             _ = local(target)
+        }
+    }
+
+    /// The shared tier's store refused the purge (its keys, the bucket's policy): 502 naming
+    /// S3's code, with what went from this replica's own tiers.
+    struct SharedTierRefusal: HTTPProblem {
+        let error: S3Error
+        let removed: Int
+
+        var problem: ProblemDetails {
+            var problem = error.problem
+            problem.detail = "the shared cache tier's store refused the purge (\(error.refusalText)); this replica's tiers were purged"
+            problem.extensions.append(("removed", String(removed)))
+            return problem
         }
     }
 
@@ -73,7 +88,14 @@ struct PurgeRoute: Sendable {
                 let removed = removal.local(target)
                 var answer = Answer(removed: removed)
                 if let purges {
-                    answer.shared = removal.shared(target)
+                    switch removal.shared(target) {
+                    case .success(let count): answer.shared = count
+                    case .failure(let error):
+                        // A denial is the operator's to mend, and said as what it is; the
+                        // local tiers are purged all the same.
+                        if case .refused = error { return responder.respond(SharedTierRefusal(error: error, removed: removed).response) }
+                    case nil: break
+                    }
                     if let record = purges.publish(Self.record(target)) {
                         let confirmations = purges.confirmations(of: record, waitingUpTo: purges.interval * 2 + 1)
                         answer.replicas = .init(confirmed: confirmations.confirmed, pending: confirmations.pending)

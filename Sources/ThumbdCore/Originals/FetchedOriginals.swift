@@ -7,9 +7,10 @@ import Logging
 /// fetch, a revalidation, a listing), used without asking within `ttl`; the originals in the
 /// `OriginalStore`, fetched once for every request that asks meanwhile, and revalidated (a
 /// conditional GET, a HEAD) once the ttl has passed. Every request goes through the store's
-/// `StoreHealth`: after a failure that says the store is down (a timeout included) nothing is
-/// asked of it for a pause, nor while a request has waited a second, and what was kept stands
-/// in meanwhile (else the store's failure, a 503), so requests do not each wait out a timeout.
+/// `StoreHealth`: once failures across requests say the store is down (timeouts, cut
+/// transfers, refused connections, 5xx), nothing is asked of it until a probe finds it
+/// answering, and what was kept stands in meanwhile (else the store's failure, a 503), so
+/// requests do not each wait out a timeout.
 package final class FetchedOriginals<Store: OriginStore>: Sendable {
     package typealias Failure = Store.Failure
     /// An original and the tier it came from; the tier is nil when the store sent it just now
@@ -22,7 +23,8 @@ package final class FetchedOriginals<Store: OriginStore>: Sendable {
         package var at: Double
     }
 
-    /// How long nothing is asked of a store that just failed.
+    /// Seconds a client is told to wait (`Retry-After`) when the store is down: about when it
+    /// is probed again.
     package static var pause: Double { 1.0 }
 
     package let store: Store
@@ -179,21 +181,20 @@ package final class FetchedOriginals<Store: OriginStore>: Sendable {
         return .failure(error)
     }
 
-    /// Runs one request for `id` unless its store is paused after a failure or slow
-    /// (`StoreHealth`). A failure that says the store is down starts the pause and, the first
-    /// time, a log line; the first answer after one ends the outage, with a log line too.
+    /// Runs one request for `id` unless its store is down (`StoreHealth`): a failure that says
+    /// the store is down counts towards an outage, an answer ends one.
     package func ask<T: Sendable>(_ id: String, _ request: () throws(Failure) -> T) -> Result<T, Failure> {
         askStreaming(id) { _ throws(Failure) in try request() }
     }
 
     /// As `ask`, for a request whose body goes on after its answer (an original streamed to a
     /// client): it calls `answered` when the store's answer is there, which is when the store
-    /// is judged, so a long body read at its client's pace does not make the store look slow.
+    /// is judged to answer; the body's own pace is the transfer's to bound, and a body cut
+    /// short still counts as a failure.
     package func askStreaming<T: Sendable>(_ id: String, _ request: (_ answered: () -> Void) throws(Failure) -> T) -> Result<T, Failure> {
-        let key = store.healthKey(id)
-        let health = health(key)
+        let health = health(store.healthKey(id))
         let ticket: StoreHealth.Ticket
-        switch health.admit() {
+        switch health.admit(id) {
         case .success(let admitted): ticket = admitted
         case .failure(let refusal): return .failure(store.unavailable(refusal.reason))
         }
@@ -201,18 +202,14 @@ package final class FetchedOriginals<Store: OriginStore>: Sendable {
         func answered() {
             guard !judged else { return }
             judged = true
-            if case .cameBack(let seconds) = health.finished(ticket, failed: false) {
-                logger.notice("\(store.describe(healthKey: key)) answers again after \(Int(seconds)) s")
-            }
+            health.finished(ticket, failed: false)
         }
         do throws(Failure) {
             let value = try request(answered)
-            answered()
+            if !judged { health.finished(ticket, failed: false) }
             return .success(value)
         } catch {
-            if !judged, health.finished(ticket, failed: store.isOutage(error)) == .wentDown {
-                logger.warning("\(store.describe(healthKey: key)) is unavailable (\(error)); serving what is kept until it answers")
-            }
+            if store.isOutage(error) || !judged { health.finished(ticket, failed: store.isOutage(error)) }
             return .failure(error)
         }
     }
@@ -220,7 +217,14 @@ package final class FetchedOriginals<Store: OriginStore>: Sendable {
     /// The health of the requests sharing `key` (made when first asked).
     private func health(_ key: String) -> StoreHealth {
         if let known = healths.get(key) { return known }
-        let made = StoreHealth(pause: Self.pause, clock: clock)
+        let description = store.describe(healthKey: key)
+        let made = StoreHealth(clock: clock, probe: { [store] lastFailed in store.probe(lastFailed) }, report: { [logger] change in
+            switch change {
+            case .wentDown: logger.warning("\(description) is unavailable; serving what is kept until it answers")
+            case .cameBack(let seconds): logger.notice("\(description) answers again after \(Int(seconds)) s")
+            case .none: break
+            }
+        })
         healths.put(key, made, cost: 1)
         return healths.get(key) ?? made
     }

@@ -17,14 +17,18 @@ package protocol OriginStore: Sendable {
     /// The original of `id`, its bytes read and its version and format worked out. Blocking.
     func fetch(_ id: String) throws(Failure) -> OriginalStore.Original
 
-    /// Whether `failure` says the store is down or slow (a timeout, a refused connection, a
-    /// 5xx): what is kept stands in, and its health pauses.
+    /// Whether `failure` says the store is down or slow (a timeout, a cut transfer, a refused
+    /// connection, a 5xx): what is kept stands in, and it counts towards an outage.
     func isOutage(_ failure: Failure) -> Bool
 
     /// Whether `failure` says the original is gone: its version is forgotten.
     func isGone(_ failure: Failure) -> Bool
 
-    /// The failure of a request not sent because the store is paused or slow.
+    /// Whether the store answers at all (any answer but a 5xx), asked about `id` (the last that
+    /// failed) within about a second, while its health says it is down. Blocking.
+    func probe(_ id: String) -> Bool
+
+    /// The failure of a request not sent because the store is down.
     func unavailable(_ reason: String) -> Failure
 
     /// The store in log lines, for the requests sharing `healthKey`.

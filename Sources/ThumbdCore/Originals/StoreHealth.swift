@@ -1,25 +1,35 @@
 import Clocks
-import HTTP
 import Locking
 
-/// How a store thumbd fetches from (the S3 endpoint, an origin host) is doing, judged from the
-/// requests made to it. A failure that says it is down, a timeout included, pauses it for
-/// `pause` seconds from when the failure came; a request still waiting after `slowAfter`
-/// seconds makes it slow. While it is paused or slow nothing more is asked of it: callers
-/// answer at once (with what they hold, else 503), instead of each waiting out a timeout of its
-/// own behind the others. The first answer ends the outage. Time from the injected clock.
+/// How a store thumbd fetches from (the S3 endpoint, an origin host, the shared tier) is
+/// doing, judged from the requests made to it. It goes down on failures counted across
+/// requests: `failuresToOpen` subjects (objects, URLs) whose requests failed in a way that
+/// says the store is down (a timeout, a cut transfer, a refused connection, a 5xx) or are
+/// still waiting for their answer after `slowAfter`, with no answer in between. Never
+/// because one request is still running, nor because one subject fails again and again: a
+/// slow or broken object stays that object's fault. While it is down nothing is
+/// asked of it, so callers answer at once (with what they hold, else 503); every
+/// `probeInterval` one caller asks whether it answers again (`probe`, bounded by its own short
+/// timeout), and the first answer, the probe's or any request's, ends the outage. Time from
+/// the injected clock.
 package final class StoreHealth: Sendable {
+    package enum Defaults {
+        package static let failuresToOpen = 2
+        package static let probeInterval = 0.5
+        /// A request still waiting for its answer after this counts as failing.
+        package static let slowAfter = 1.0
+    }
+
     /// A request the store may be asked; hand it back to `finished`.
     package struct Ticket: Sendable {
         fileprivate let id: Int
-
-        package init(id: Int) {
-            self.id = id
-        }
+        fileprivate let subject: String
+        /// This request is the trial of a store that is down (there is no probe).
+        fileprivate let isTrial: Bool
     }
 
-    /// What `finished` changed, for a log line.
-    package enum Change: Equatable {
+    /// What changed, for a log line.
+    package enum Change: Equatable, Sendable {
         case none
         /// The first failure of an outage.
         case wentDown
@@ -28,71 +38,144 @@ package final class StoreHealth: Sendable {
     }
 
     private struct State {
-        /// Since when it fails, while it does.
+        /// Since when it is down, while it is.
         var downSince: Double?
-        var pausedUntil = -Double.infinity
-        /// Requests under way, by ticket, with when each began.
-        var asking: [Int: Double] = [:]
+        /// The subjects that failed since the last answer.
+        var failing: Set<String> = []
+        /// The subject of the last failure: what a probe asks for.
+        var lastFailed = ""
+        var probing = false
+        var lastProbe = -Double.infinity
+        /// Requests waiting for their answer: subject and when each began.
+        var waiting: [Int: (subject: String, since: Double)] = [:]
         var nextTicket = 0
-    }
 
-    package let pause: Double
-    package let slowAfter: Double
-    private let clock: any MonotonicClock
-    private let state = Locked(State())
-
-    package init(pause: Double = 1, slowAfter: Double = 1, clock: any MonotonicClock) {
-        self.pause = pause
-        self.slowAfter = slowAfter
-        self.clock = clock
-    }
-
-    /// A ticket to ask the store now, or why not (paused after a failure, or slow).
-    package func admit() -> Result<Ticket, StoreUnavailable> {
-        let now = clock.now()
-        return state.withLock { s in
-            if now < s.pausedUntil, let since = s.downSince {
-                return .failure(StoreUnavailable(reason: "it failed \(Int(now - since)) s ago; asking again shortly"))
-            }
-            if let oldest = s.asking.values.min(), now - oldest >= slowAfter {
-                return .failure(StoreUnavailable(reason: "a request has waited \(Int(now - oldest)) s for it"))
-            }
-            s.nextTicket += 1
-            s.asking[s.nextTicket] = now
-            return .success(Ticket(id: s.nextTicket))
+        mutating func ticket(_ subject: String, trial: Bool, at now: Double) -> Ticket {
+            nextTicket += 1
+            waiting[nextTicket] = (subject, now)
+            return Ticket(id: nextTicket, subject: subject, isTrial: trial)
         }
-    }
 
-    /// The request of `ticket` ended: with an answer, or with a failure that says the store is
-    /// down (`failed`), which pauses it from now.
-    @discardableResult
-    package func finished(_ ticket: Ticket, failed: Bool) -> Change {
-        let now = clock.now()
-        return state.withLock { s in
-            s.asking[ticket.id] = nil
-            if failed {
-                let began = s.downSince == nil
-                if began { s.downSince = now }
-                s.pausedUntil = now + pause
-                return began ? .wentDown : .none
+        /// Failing subjects, with those still waiting past `slowAfter`.
+        func failingCount(at now: Double, slowAfter: Double) -> Int {
+            var subjects = failing
+            for request in waiting.values where now - request.since >= slowAfter { subjects.insert(request.subject) }
+            return subjects.count
+        }
+
+        mutating func wentDown(at now: Double) {
+            downSince = now
+            // The next request probes at once: a store that answers again (even with a
+            // refusal) is asked at once, not after a pause.
+            lastProbe = -.infinity
+        }
+
+        /// What a request about `subject` may do now: go, wait for the store, or probe it.
+        mutating func decide(_ subject: String, at now: Double, probeInterval: Double, probes: Bool) -> Decision {
+            guard let since = downSince else { return .admit(ticket(subject, trial: false, at: now)) }
+            guard !probing, now - lastProbe >= probeInterval else {
+                return .refuse("it failed \(Int(now - since)) s ago; asking again shortly")
             }
-            guard let since = s.downSince else { return .none }
-            s.downSince = nil
-            s.pausedUntil = -.infinity
+            probing = true
+            lastProbe = now
+            return probes ? .probe(lastFailed: lastFailed) : .admit(ticket(subject, trial: true, at: now))
+        }
+
+        /// An answer came at `now`: failures are forgotten and an outage ends.
+        mutating func cameBack(at now: Double) -> Change {
+            failing.removeAll()
+            guard let since = downSince else { return .none }
+            downSince = nil
             return .cameBack(seconds: now - since)
         }
     }
 
-    /// Whether a request now would be admitted (not paused, none waiting too long).
-    package var isAnswering: Bool {
+    package let failuresToOpen: Int
+    package let probeInterval: Double
+    package let slowAfter: Double
+    private let probe: (@Sendable (_ lastFailed: String) -> Bool)?
+    private let report: @Sendable (Change) -> Void
+    private let clock: any MonotonicClock
+    private let state = Locked(State())
+
+    /// `probe` asks the store (about the subject that failed last) whether it answers at all,
+    /// within its own short timeout; nil: while down, one request at a time goes as the trial.
+    /// `report` is told when the store goes down and comes back.
+    package init(failuresToOpen: Int = Defaults.failuresToOpen, probeInterval: Double = Defaults.probeInterval,
+                 slowAfter: Double = Defaults.slowAfter, clock: any MonotonicClock,
+                 probe: (@Sendable (_ lastFailed: String) -> Bool)? = nil, report: @escaping @Sendable (Change) -> Void = { _ in }) {
+        self.failuresToOpen = max(1, failuresToOpen)
+        self.probeInterval = probeInterval
+        self.slowAfter = slowAfter
+        self.clock = clock
+        self.probe = probe
+        self.report = report
+    }
+
+    fileprivate enum Decision {
+        case admit(Ticket)
+        case refuse(String)
+        case probe(lastFailed: String)
+    }
+
+    /// A ticket to ask the store now about `subject`, or why not (it is down). While down,
+    /// the caller that comes when a probe is due runs it first (blocking, within the probe's
+    /// timeout), and goes on if the store answered.
+    package func admit(_ subject: String = "") -> Result<Ticket, StoreUnavailable> {
         let now = clock.now()
-        return state.withLock { s in
-            !(now < s.pausedUntil && s.downSince != nil) && !(s.asking.values.min().map { now - $0 >= slowAfter } ?? false)
+        let (decision, change) = state.withLock { s -> (Decision, Change) in
+            if s.downSince == nil, s.failingCount(at: now, slowAfter: slowAfter) >= failuresToOpen {
+                s.wentDown(at: now)
+                return (s.decide(subject, at: now, probeInterval: probeInterval, probes: probe != nil), .wentDown)
+            }
+            return (s.decide(subject, at: now, probeInterval: probeInterval, probes: probe != nil), .none)
+        }
+        if change != .none { report(change) }
+        switch decision {
+        case .admit(let ticket): return .success(ticket)
+        case .refuse(let reason): return .failure(StoreUnavailable(reason: reason))
+        case .probe(let lastFailed):
+            let answers = probe?(lastFailed) ?? false
+            let change = state.withLock { s -> Change in
+                s.probing = false
+                s.lastProbe = clock.now()
+                return answers ? s.cameBack(at: clock.now()) : .none
+            }
+            if change != .none { report(change) }
+            guard answers else { return .failure(StoreUnavailable(reason: "it does not answer yet; asking again shortly")) }
+            return .success(state.withLock { $0.ticket(subject, trial: false, at: clock.now()) })
         }
     }
+
+    /// The request of `ticket` ended: with an answer, or with a failure that says the store is
+    /// down (`failed`).
+    @discardableResult
+    package func finished(_ ticket: Ticket, failed: Bool) -> Change {
+        let now = clock.now()
+        let change = state.withLock { s -> Change in
+            s.waiting[ticket.id] = nil
+            if ticket.isTrial { s.probing = false }
+            guard failed else { return s.cameBack(at: now) }
+            s.lastFailed = ticket.subject
+            if s.downSince != nil {
+                // A trial that failed is the probe of this interval.
+                if ticket.isTrial { s.lastProbe = now }
+                return .none
+            }
+            s.failing.insert(ticket.subject)
+            guard s.failingCount(at: now, slowAfter: slowAfter) >= failuresToOpen else { return .none }
+            s.wentDown(at: now)
+            return .wentDown
+        }
+        if change != .none { report(change) }
+        return change
+    }
+
+    /// Whether a request now would be admitted without a probe (the store is not down).
+    package var isAnswering: Bool { state.withLock { $0.downSince == nil } }
 }
 
-/// Nothing is asked of a store that is paused or slow.
+/// Nothing is asked of a store that is down.
 package struct StoreUnavailable: Error, Sendable, Equatable {
     package let reason: String
 

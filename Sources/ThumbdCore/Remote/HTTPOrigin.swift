@@ -51,6 +51,23 @@ package struct HTTPOrigin: OriginStore {
 
     package func isGone(_ failure: Failure) -> Bool { false }
 
+    /// The URL's first byte asked within half a second: any answer but a 5xx is one.
+    package func probe(_ url: String) -> Bool {
+        let quick = OriginFetcher(allow: fetcher.allow, allowPrivate: fetcher.allowPrivate, maxRedirects: 0,
+                                  connectTimeout: min(fetcher.connectTimeout, 0.5), totalTimeout: 0.5, minRate: 0, maxBytes: 1 << 16,
+                                  clock: fetcher.clock)
+        do {
+            _ = try quick.fetch(url, range: "bytes=0-0", bodyLimit: 1 << 16)
+            return true
+        } catch {
+            switch error {
+            case .status(let code): return code < 500
+            case .tooManyRedirects: return true
+            default: return false
+            }
+        }
+    }
+
     package func unavailable(_ reason: String) -> Failure { .originUnavailable(reason) }
 
     /// `range` ("bytes=A-B") of `url`, a 206 with its fields: a part of a video read in parts.
@@ -106,6 +123,7 @@ package struct HTTPOrigin: OriginStore {
         case .notAllowed: "not_allowed"
         case .blockedAddress: "blocked_address"
         case .timeout: "timeout"
+        case .tooSlow: "too_slow"
         case .tooLarge: "too_large"
         case .connect: "connect"
         case .tooManyRedirects: "too_many_redirects"
@@ -117,7 +135,7 @@ package struct HTTPOrigin: OriginStore {
     /// answers that the image is gone or the request itself is refused.
     package static func staleAllowed(after error: OriginFetcher.Failure) -> Bool {
         switch error {
-        case .timeout, .connect: true
+        case .timeout, .tooSlow, .connect: true
         case .status(let code): code >= 500
         default: false
         }

@@ -13,6 +13,8 @@ public struct OriginFetcher: Sendable {
     public let maxRedirects: Int
     public let connectTimeout: Double
     public let totalTimeout: Double
+    /// Bytes a second a body must keep over any 5 s once the answer began (`origins.min_rate`).
+    public let minRate: Int
     public let maxBytes: Int
     /// Measures the whole fetch's deadline.
     public let clock: any MonotonicClock
@@ -45,6 +47,8 @@ public struct OriginFetcher: Sendable {
         case notAllowed(String)
         case blockedAddress(String)
         case timeout
+        /// The body came slower than `minRate`: `bytes` in the last `seconds`.
+        case tooSlow(bytes: Int64, seconds: Double)
         case tooLarge
         case connect(String)
         case tooManyRedirects
@@ -53,13 +57,14 @@ public struct OriginFetcher: Sendable {
 
     private static let started: Bool = tf_global_init() == 0
 
-    public init(allow: OriginAllowList, allowPrivate: Bool, maxRedirects: Int, connectTimeout: Double, totalTimeout: Double, maxBytes: Int,
-                clock: any MonotonicClock = SystemClock()) {
+    public init(allow: OriginAllowList, allowPrivate: Bool, maxRedirects: Int, connectTimeout: Double, totalTimeout: Double,
+                minRate: Int = 16 << 10, maxBytes: Int, clock: any MonotonicClock = SystemClock()) {
         self.allow = allow
         self.allowPrivate = allowPrivate
         self.maxRedirects = maxRedirects
         self.connectTimeout = connectTimeout
         self.totalTimeout = totalTimeout
+        self.minRate = minRate
         self.maxBytes = maxBytes
         self.clock = clock
     }
@@ -115,6 +120,7 @@ public struct OriginFetcher: Sendable {
     private func once(_ url: String, timeout: Double, ifNoneMatch: String?, ifModifiedSince: String?, range: String?, bodyLimit: Int) throws(Failure)
         -> (status: Int, location: String?, value: Response) {
         var response = tf_response()
+        let watch = TransferWatch(limits: TransferLimits(timeout: timeout, minRate: minRate), clock: clock)
         let check: @convention(c) (UnsafePointer<sockaddr>?, socklen_t, UnsafeMutableRawPointer?) -> Int32 =
             allowPrivate ? { _, _, _ in 1 } : { address, _, _ in Self.allowed(address) ? 1 : 0 }
         url.withCString { urlPointer in
@@ -124,8 +130,8 @@ public struct OriginFetcher: Sendable {
                         var request = tf_request(url: urlPointer, connect_timeout_ms: Int(min(connectTimeout, timeout) * 1000),
                                                  total_timeout_ms: max(1, Int(timeout * 1000)), max_bytes: bodyLimit,
                                                  if_none_match: etag, if_modified_since: since, range: range, allow_address: check,
-                                                 context: nil)
-                        tf_fetch(&request, &response)
+                                                 context: nil, pace: TransferWatch.hook, pace_context: watch.context)
+                        withExtendedLifetime(watch) { tf_fetch(&request, &response) }
                     }
                 }
             }
@@ -140,6 +146,9 @@ public struct OriginFetcher: Sendable {
         switch response.error {
         case TF_OK: break
         case TF_TIMEOUT: throw .timeout
+        case TF_CUT:
+            if case .tooSlow(let bytes, let seconds) = watch.verdict { throw .tooSlow(bytes: bytes, seconds: seconds) }
+            throw .timeout
         case TF_BLOCKED: throw .blockedAddress(url)
         case TF_TOO_LARGE: throw .tooLarge
         case TF_PROTOCOL: throw .badURL("only http and https are fetched")

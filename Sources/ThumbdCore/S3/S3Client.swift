@@ -37,7 +37,9 @@ package struct S3Client: Sendable {
     private let accessKey: String
     private let secretKey: String
     package let connectTimeout: Double
-    package let timeout: Double
+    /// The deadline and the rate every request keeps (`origins.timeout`, `origins.min_rate`,
+    /// `origins.stream_timeout`; the shared tier's timeout for its own client).
+    package let transfer: TransferLimits
     /// Records each request's outcome and duration (metrics), if set.
     package let metrics: ThumbdMetrics?
     /// Times each request for the metrics.
@@ -46,23 +48,40 @@ package struct S3Client: Sendable {
     private static let started: Bool = tf_global_init() == 0
 
     package init(location: S3Location, endpoint: S3Endpoint, region: String, accessKey: String, secretKey: String,
-         connectTimeout: Double, timeout: Double, metrics: ThumbdMetrics? = nil, clock: any MonotonicClock = SystemClock()) {
+         connectTimeout: Double, transfer: TransferLimits, metrics: ThumbdMetrics? = nil, clock: any MonotonicClock = SystemClock()) {
         self.location = location
         self.endpoint = endpoint
         self.region = region
         self.accessKey = accessKey
         self.secretKey = secretKey
         self.connectTimeout = connectTimeout
-        self.timeout = timeout
+        self.transfer = transfer
         self.metrics = metrics
         self.clock = clock
     }
 
+    /// Seconds a whole request may take (a streamed one: until its answer goes on).
+    package var timeout: Double { transfer.timeout }
+
     /// The same client, recording into `metrics`.
     package func recording(to metrics: ThumbdMetrics) -> S3Client {
         S3Client(location: location, endpoint: endpoint, region: region, accessKey: accessKey, secretKey: secretKey,
-                 connectTimeout: connectTimeout, timeout: timeout, metrics: metrics, clock: clock)
+                 connectTimeout: connectTimeout, transfer: transfer, metrics: metrics, clock: clock)
     }
+
+    /// Whether the store answers at all: a HEAD of the bucket within `probeTimeout`, any status below
+    /// 500 (a denial is an answer). What a paused store's health asks before requests go again.
+    package func probe() -> Bool {
+        let quick = S3Client(location: location, endpoint: endpoint, region: region, accessKey: accessKey, secretKey: secretKey,
+                         connectTimeout: min(connectTimeout, Self.probeTimeout),
+                         transfer: TransferLimits(timeout: min(timeout, Self.probeTimeout), minRate: 0), metrics: nil, clock: clock)
+        guard let answer = try? quick.send(endpoint.listingURL(location.bucket), operation: .head, fields: [], maxBytes: 1 << 16)
+        else { return false }
+        return answer.status < 500
+    }
+
+    /// How long a probe waits for the store: a store that answers does so far sooner.
+    package static let probeTimeout = 0.5
 
     /// The object `key`, whatever the status (the caller reads 304, 206, 412, 416 and the rest);
     /// throws when no answer came or the body passed `maxBytes`. `fields` are sent as given
@@ -122,9 +141,10 @@ package struct S3Client: Sendable {
     package func stream(_ key: String, fields: [(HTTPFieldName, String)], maxBytes: Int, prefixLength: Int, keeping: Int,
                         answered: (S3Response) -> StreamTarget?, whole: ([UInt8]) -> Void) throws(S3Error) {
         try withoutActuallyEscaping(answered) { (answered) throws(S3Error) in
+            let watch = TransferWatch(limits: self.transfer, clock: clock)
             let transfer = StreamedTransfer(prefixLength: prefixLength, keeping: keeping, maxBytes: maxBytes, clock: clock,
-                                            answered: answered)
-            let response = try send(objectURL(key), operation: .get, fields: fields, maxBytes: maxBytes, transfer: transfer)
+                                            watch: watch, answered: answered)
+            let response = try send(objectURL(key), operation: .get, fields: fields, maxBytes: maxBytes, transfer: transfer, watch: watch)
             // A body shorter than its prefix, or none: answered now that it is whole.
             if !transfer.hasAnswered { transfer.answer(response) }
             if transfer.succeeded { transfer.finish(whole: whole) }
@@ -132,9 +152,10 @@ package struct S3Client: Sendable {
     }
 
     private func send(_ url: String, operation: Operation, fields: [(HTTPFieldName, String)], maxBytes: Int,
-                      body: [UInt8] = [], transfer: StreamedTransfer? = nil) throws(S3Error) -> S3Response {
+                      body: [UInt8] = [], transfer: StreamedTransfer? = nil, watch given: TransferWatch? = nil) throws(S3Error) -> S3Response {
         _ = Self.started
         let started = clock.now()
+        let watch = given ?? TransferWatch(limits: self.transfer, clock: clock)
         var response = tf_s3_response()
         let lines = fields.map { "\($0.0.text): \($0.1)" }
         let method: String? = switch operation {
@@ -156,8 +177,9 @@ package struct S3Client: Sendable {
                                                             connect_timeout_ms: max(1, Int(connectTimeout * 1000)),
                                                             total_timeout_ms: max(1, Int(timeout * 1000)), max_bytes: maxBytes,
                                                             writer: transfer == nil ? nil : StreamedTransfer.write,
-                                                            writer_context: transfer.map { Unmanaged.passUnretained($0).toOpaque() })
-                                tf_s3_fetch(&request, &response)
+                                                            writer_context: transfer.map { Unmanaged.passUnretained($0).toOpaque() },
+                                                            pace: TransferWatch.hook, pace_context: watch.context)
+                                withExtendedLifetime(watch) { tf_s3_fetch(&request, &response) }
                             }
                         }
                     }
@@ -182,6 +204,7 @@ package struct S3Client: Sendable {
         case TF_OK: nil
         case TF_TOO_LARGE, TF_ENDED: .tooLarge(limit: maxBytes)
         case TF_TIMEOUT: .unavailable("the store did not answer within \(DecimalText.format(timeout)) s")
+        case TF_CUT: .unavailable("the store's transfer was cut: \(watch.reason)")
         default: .unavailable("cannot reach the store at \(endpoint.description): \(S3Response.text(response.message) ?? "connection failed")")
         }
         if let failure {

@@ -15,6 +15,12 @@ package enum S3Error: Error, Equatable, Sendable {
     /// The object changed between two requests made for one answer.
     case changed
 
+    /// A refusal's status and S3's code, as messages name it: `403 AccessDenied`.
+    package var refusalText: String {
+        if case .refused(let status, let code) = self { return "\(status) \(code)" }
+        return "\(self)"
+    }
+
     package var isUnavailable: Bool {
         if case .unavailable = self { return true }
         return false

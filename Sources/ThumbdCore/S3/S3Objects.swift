@@ -37,6 +37,8 @@ package struct S3Bucket: OriginStore {
 
     package func isOutage(_ failure: S3Error) -> Bool { failure.isUnavailable }
 
+    package func probe(_ key: String) -> Bool { client.probe() }
+
     package func isGone(_ failure: S3Error) -> Bool { failure == .notFound }
 
     package func unavailable(_ reason: String) -> S3Error { .unavailable("the store is not answering: \(reason)") }

@@ -24,15 +24,19 @@ final class StreamedTransfer {
     /// When the answer went on: the store's part of the request ends there.
     private(set) var answeredAt: Double?
     private let clock: any MonotonicClock
+    /// The transfer's pace: its deadline moves on once the answer goes on, and waits on the
+    /// client do not count against the store.
+    private let watch: TransferWatch
     private var copy: [UInt8]?
     private var expected: Int64?
     /// The last bytes of a body being kept: they go on after it is kept (`finish`), so a client
     /// that has the whole original finds it kept.
     private var tail: [UInt8] = []
 
-    init(prefixLength: Int, keeping: Int, maxBytes: Int, clock: any MonotonicClock,
+    init(prefixLength: Int, keeping: Int, maxBytes: Int, clock: any MonotonicClock, watch: TransferWatch,
          answered: @escaping (S3Response) -> S3Client.StreamTarget?) {
         self.clock = clock
+        self.watch = watch
         self.prefixLength = min(prefixLength, Self.maxHeldBytes)
         self.maxBytes = maxBytes
         self.keeping = keeping
@@ -63,7 +67,7 @@ final class StreamedTransfer {
                     return !stream.isCancelled
                 }
             }
-            return stream.push(bytes)
+            return watch.waitingOnClient { stream.push(bytes) }
         }
         let passedOn = head.status == 200 || head.status == 206
         if passedOn && head.content_length > maxBytes { return false }
@@ -79,6 +83,7 @@ final class StreamedTransfer {
     func answer(_ response: S3Response) {
         hasAnswered = true
         answeredAt = clock.now()
+        watch.answered()
         let target = answered(response)
         stream = target?.stream
         defer { prefix = [] }
@@ -91,7 +96,7 @@ final class StreamedTransfer {
         if Int64(prefix.count) == expected {
             tail = prefix
         } else {
-            _ = stream.push(prefix)
+            _ = watch.waitingOnClient { stream.push(prefix) }
         }
     }
 
@@ -100,7 +105,7 @@ final class StreamedTransfer {
     func finish(whole: ([UInt8]) -> Void) {
         guard let stream else { return }
         if let kept { whole(kept) }
-        if !tail.isEmpty { _ = stream.push(tail) }
+        if !tail.isEmpty { _ = watch.waitingOnClient { stream.push(tail) } }
         stream.finish()
     }
 }

@@ -86,7 +86,7 @@ package final class SharedPurges: Sendable {
         // Names sort by time (ten digits last until the year 2286).
         let seconds = String(wallClock.unixSeconds())
         let record = String(repeating: "0", count: max(0, 10 - seconds.count)) + seconds + "-" + Self.randomHex(8)
-        guard case .answered(let response) = store.ask({ client throws(S3Error) in
+        guard case .answered(let response) = store.ask("purges/" + record, { client throws(S3Error) in
             try client.put(store.prefix + "purges/" + record, body: Array(text.utf8))
         }), response.status == 200 else { return nil }
         markApplied(record)
@@ -97,7 +97,7 @@ package final class SharedPurges: Sendable {
     /// the store could not be listed.
     @discardableResult
     package func catchUp(apply: (String) -> Void) -> Bool {
-        guard let records = store.list(under: "purges/") else { return false }
+        guard let records = try? store.list(under: "purges/").get() else { return false }
         let now = wallClock.unixSeconds()
         var present = Set<String>()
         for object in records.sorted(by: { $0.key < $1.key }) {
@@ -109,7 +109,7 @@ package final class SharedPurges: Sendable {
             }
             present.insert(record)
             if applied.withLock({ $0.contains(record) }) { continue }
-            guard case .answered(let response) = store.ask({ client throws(S3Error) in
+            guard case .answered(let response) = store.ask(object.key, { client throws(S3Error) in
                 try client.object(object.key, maxBytes: 64 << 10)
             }) else { return false }
             // A record deleted meanwhile has expired: nothing to apply.
@@ -148,13 +148,13 @@ package final class SharedPurges: Sendable {
     /// Stops following and removes the heartbeat: a replica that leaves is not waited for.
     package func leave() {
         stopped.store(true, ordering: .relaxed)
-        _ = store.ask { client throws(S3Error) in try client.delete(store.prefix + "replicas/" + replica) }
+        _ = store.ask("replicas/" + replica) { client throws(S3Error) in try client.delete(store.prefix + "replicas/" + replica) }
     }
 
     /// Tells the store this replica is alive; false when it did not take it.
     @discardableResult
     package func heartbeat() -> Bool {
-        if case .answered(let response) = store.ask({ client throws(S3Error) in
+        if case .answered(let response) = store.ask("replicas/" + replica, { client throws(S3Error) in
             try client.put(store.prefix + "replicas/" + replica, body: [])
         }), response.status == 200 { return true }
         return false
@@ -166,10 +166,12 @@ package final class SharedPurges: Sendable {
         var result = Confirmations(confirmed: [replica], pending: [])
         while true {
             let since = wallClock.unixSeconds() - Int(Defaults.aliveFor)
-            let alive = (store.list(under: "replicas/") ?? [])
+            let replicas: [S3ListPage.Object] = (try? store.list(under: "replicas/").get()) ?? []
+            let acks: [S3ListPage.Object] = (try? store.list(under: "acks/" + record + "/").get()) ?? []
+            let alive = replicas
                 .filter { $0.lastModified == 0 || $0.lastModified >= since }
                 .map { String($0.key.dropFirst(store.prefix.count + "replicas/".count)) }
-            let confirmed = (store.list(under: "acks/" + record + "/") ?? [])
+            let confirmed = acks
                 .map { String($0.key.dropFirst(store.prefix.count + "acks/".count + record.count + 1)) }
             let done = Set(confirmed).union([replica])
             result = Confirmations(confirmed: done.sorted(), pending: Set(alive).subtracting(done).sorted())
@@ -189,7 +191,7 @@ package final class SharedPurges: Sendable {
                 try? (record + "\n").write(toFile: appliedFile, atomically: true, encoding: .utf8)
             }
         }
-        _ = store.ask { client throws(S3Error) in
+        _ = store.ask("acks/" + record + "/" + replica) { client throws(S3Error) in
             try client.put(store.prefix + "acks/" + record + "/" + replica, body: [])
         }
     }
@@ -201,9 +203,9 @@ package final class SharedPurges: Sendable {
     }
 
     private func expire(_ record: String) {
-        for ack in store.list(under: "acks/" + record + "/") ?? [] {
-            _ = store.ask { client throws(S3Error) in try client.delete(ack.key) }
+        for ack in (try? store.list(under: "acks/" + record + "/").get()) ?? [] {
+            _ = store.ask(ack.key) { client throws(S3Error) in try client.delete(ack.key) }
         }
-        _ = store.ask { client throws(S3Error) in try client.delete(store.prefix + "purges/" + record) }
+        _ = store.ask("purges/" + record) { client throws(S3Error) in try client.delete(store.prefix + "purges/" + record) }
     }
 }

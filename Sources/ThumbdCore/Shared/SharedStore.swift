@@ -1,23 +1,23 @@
 import Clocks
+import Locking
 import Logging
 
 /// The object store behind the shared tier (`cache.shared.root: s3://BUCKET/PREFIX`): one
-/// bucket and a prefix, every request made through one `StoreHealth`. A store that fails or
-/// is slow is skipped for a while (`pause`), then tried again by the next request alone, so
-/// the tier never holds a request longer than its own short timeout. Blocking: worker threads
-/// and the tier's own threads call it.
+/// bucket and a prefix, every request made through one `StoreHealth`. Each request is bounded
+/// by the tier's own short timeout and the minimum rate; once failures across requests say the
+/// store is down, the tier is skipped until a probe finds it answering again, so the tier never
+/// holds a request longer than its own timeout. Blocking: worker threads and the tier's own
+/// threads call it.
 package final class SharedStore: Sendable {
     package enum Defaults {
         /// `cache.shared.timeout`: a shared hit is worth a short wait, never a long one.
         package static let timeout = 1.0
-        /// How long the tier is skipped after a failure before one request tries again.
-        package static let pause = 5.0
     }
 
     /// What one request came to.
     package enum Outcome {
         case answered(S3Response)
-        /// Not asked: the store failed lately, or a request has waited on it too long.
+        /// Not asked: the store is down.
         case skipped
         case failed(S3Error)
     }
@@ -27,59 +27,75 @@ package final class SharedStore: Sendable {
     package let prefix: String
     package let health: StoreHealth
     private let logger: Logger
+    private let clock: any MonotonicClock
+    /// When a denial was last logged: at most one line a minute.
+    private let lastDenialLogged = Locked(-Double.infinity)
 
     package init(client: S3Client, clock: any MonotonicClock, logger: Logger) {
+        self.logger = logger
+        self.clock = clock
         self.client = client
         let prefix = client.location.prefix
         self.prefix = prefix.isEmpty || prefix.hasSuffix("/") ? prefix : prefix + "/"
-        // A request still waiting after half the timeout makes the others skip the tier.
-        self.health = StoreHealth(pause: Defaults.pause, slowAfter: client.timeout / 2, clock: clock)
-        self.logger = logger
+        let endpoint = client.endpoint.description
+        self.health = StoreHealth(clock: clock, probe: { _ in client.probe() }, report: { change in
+            switch change {
+            case .wentDown: logger.warning("the shared cache tier at \(endpoint) is unavailable; skipping it until it answers")
+            case .cameBack(let seconds): logger.notice("the shared cache tier answers again after \(Int(seconds)) s")
+            case .none: break
+            }
+        })
     }
 
-    /// `request` through the store's health: a 5xx or no answer counts as a failure.
-    package func ask(_ request: (S3Client) throws(S3Error) -> S3Response) -> Outcome {
-        guard case .success(let ticket) = health.admit() else { return .skipped }
+    /// `request` about `subject` (an object's key) through the store's health: a 5xx, no answer
+    /// or a cut transfer counts as a failure; any other status is an answer.
+    package func ask(_ subject: String, _ request: (S3Client) throws(S3Error) -> S3Response) -> Outcome {
+        guard case .success(let ticket) = health.admit(subject) else { return .skipped }
         do throws(S3Error) {
             let response = try request(client)
             let failed = response.status >= 500
-            report(health.finished(ticket, failed: failed), failure: failed ? "it answered \(response.status)" : nil)
+            health.finished(ticket, failed: failed)
+            if response.status == 401 || response.status == 403 { logDenial(response) }
             return failed ? .failed(response.failure) : .answered(response)
         } catch {
-            let outage = if case .unavailable = error { true } else { false }
-            report(health.finished(ticket, failed: outage), failure: "\(error)")
+            health.finished(ticket, failed: error.isUnavailable)
             return .failed(error)
         }
     }
 
-    /// Every key under `prefix` + `under`, with the store's LastModified (seconds), or nil
-    /// when the listing failed or was skipped.
-    package func list(under: String) -> [S3ListPage.Object]? {
+    /// A denial says the keys or the bucket's policy are wrong: the store answers, so it never
+    /// counts as an outage, and the operator is told (once a minute) what it said.
+    private func logDenial(_ response: S3Response) {
+        let now = clock.now()
+        let due = lastDenialLogged.withLock { last -> Bool in
+            guard now - last >= 60 else { return false }
+            last = now
+            return true
+        }
+        if due {
+            logger.error("the shared cache tier's store refused a request (\(response.failure.refusalText)): check cache.shared.s3's keys and the bucket's policy")
+        }
+    }
+
+    /// Every key under `prefix` + `under`, with the store's LastModified (seconds), or why
+    /// they could not be listed (a refusal, an outage, the store down).
+    package func list(under: String) -> Result<[S3ListPage.Object], S3Error> {
         var objects: [S3ListPage.Object] = []
         var token: String?
         repeat {
-            guard case .success(let ticket) = health.admit() else { return nil }
+            guard case .success(let ticket) = health.admit("list " + under) else {
+                return .failure(.unavailable("the shared tier's store is down"))
+            }
             do throws(S3Error) {
                 let page = try client.list(prefix: prefix + under, after: token)
-                report(health.finished(ticket, failed: false), failure: nil)
+                health.finished(ticket, failed: false)
                 objects += page.objects
                 token = page.nextToken
             } catch {
-                let outage = if case .unavailable = error { true } else { false }
-                report(health.finished(ticket, failed: outage), failure: "\(error)")
-                return nil
+                health.finished(ticket, failed: error.isUnavailable)
+                return .failure(error)
             }
         } while token != nil
-        return objects
-    }
-
-    private func report(_ change: StoreHealth.Change, failure: String?) {
-        switch change {
-        case .wentDown:
-            logger.warning("the shared cache tier at \(client.endpoint.description) is unavailable (\(failure ?? "failed")); skipping it until it answers")
-        case .cameBack(let seconds):
-            logger.notice("the shared cache tier answers again after \(Int(seconds)) s")
-        case .none: break
-        }
+        return .success(objects)
     }
 }

@@ -28,8 +28,11 @@ package final class SharedTier: SharedVariantTier {
         package let drops = Counter()
         /// Requests that failed (no answer, 5xx, an object that did not decode).
         package let errors = Counter()
-        /// Lookups not asked: the store failed lately or is slow.
+        /// Lookups not asked: the store is down.
         package let skips = Counter()
+        /// Requests the store refused (401, 403: keys, bucket policy): an operator's to mend,
+        /// never taken for an outage.
+        package let denials = Counter()
         package let corrupt = Counter()
     }
 
@@ -60,7 +63,7 @@ package final class SharedTier: SharedVariantTier {
     /// Blocking, for at most the store's timeout: a worker calls it.
     package func variant(_ key: CacheKey, sourcePrefix: String) -> CachedVariant? {
         let objectKey = objectKey(key, sourcePrefix: sourcePrefix)
-        switch store.ask({ client throws(S3Error) in try client.object(objectKey, maxBytes: Defaults.maxObjectBytes) }) {
+        switch store.ask(objectKey, { client throws(S3Error) in try client.object(objectKey, maxBytes: Defaults.maxObjectBytes) }) {
         case .skipped:
             counters.skips.increment()
             return nil
@@ -82,7 +85,7 @@ package final class SharedTier: SharedVariantTier {
                 return nil
             }
         case .answered(let response):
-            if response.status == 404 { counters.misses.increment() } else { counters.errors.increment() }
+            if response.status == 404 { counters.misses.increment() } else { counted(response) }
             return nil
         }
     }
@@ -102,10 +105,11 @@ package final class SharedTier: SharedVariantTier {
         writes.async { [self] in
             defer { queued.withLock { $0.count -= 1; $0.bytes -= size } }
             let body = CacheEntryCodec.encode(key: key, variant: variant)
-            switch store.ask({ client throws(S3Error) in try client.put(objectKey, body: body) }) {
+            switch store.ask(objectKey, { client throws(S3Error) in try client.put(objectKey, body: body) }) {
             case .answered(let response) where response.status == 200: counters.writes.increment()
             case .skipped: counters.drops.increment()
-            case .answered, .failed: counters.errors.increment()
+            case .answered(let response): counted(response)
+            case .failed: counters.errors.increment()
             }
         }
     }
@@ -115,19 +119,29 @@ package final class SharedTier: SharedVariantTier {
         writes.sync {}
     }
 
-    /// Deletes every object of a source; returns how many went, or nil when the store could
-    /// not be listed. Blocking: a worker calls it.
-    package func removeAll(sourcePrefix: String) -> Int? {
-        guard let objects = store.list(under: String(folder(sourcePrefix: sourcePrefix).dropFirst(store.prefix.count))) else {
-            return nil
+    /// An answer that is neither the object nor its absence: a denial, or another error.
+    private func counted(_ response: S3Response) {
+        counters.errors.increment()
+        if case .refused(let status, _) = response.failure, status == 401 || status == 403 { counters.denials.increment() }
+    }
+
+    /// Deletes every object of a source; returns how many went, or why they could not be
+    /// listed or deleted (a denial, an outage). Blocking: a worker calls it.
+    package func removeAll(sourcePrefix: String) -> Result<Int, S3Error> {
+        let objects: [S3ListPage.Object]
+        switch store.list(under: String(folder(sourcePrefix: sourcePrefix).dropFirst(store.prefix.count))) {
+        case .success(let listed): objects = listed
+        case .failure(let error): return .failure(error)
         }
         var removed = 0
         for object in objects {
-            if case .answered(let response) = store.ask({ client throws(S3Error) in try client.delete(object.key) }),
-               response.status == 204 || response.status == 200 {
-                removed += 1
+            switch store.ask(object.key, { client throws(S3Error) in try client.delete(object.key) }) {
+            case .answered(let response) where response.status == 204 || response.status == 200: removed += 1
+            case .answered(let response): return .failure(response.failure)
+            case .failed(let error): return .failure(error)
+            case .skipped: return .failure(.unavailable("the shared tier's store is down"))
             }
         }
-        return removed
+        return .success(removed)
     }
 }
