@@ -79,6 +79,9 @@ let package = Package(
         .target(name: "Video", dependencies: ["CVideoShim"]),
         // The libvips wrapper and the transform pipeline, and the faces it crops to and pixelates.
         .target(name: "Imaging", dependencies: ["CVipsShim", "CFaceShim", "ThumbdProtocol", "WireCoding"]),
+        // SVG and PDF read and drawn in renderer processes of their own (seccomp, rlimits, a
+        // deadline), never in the server's: the pool, the wire messages, and the child's loop.
+        .target(name: "VectorPages", dependencies: ["Imaging", "CSystem", "Clocks", "Locking"]),
         // libcurl, for fetching from origins; its variadic setopt wrapped in C.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "CurlShim", dependencies: ["CCurl"]),
@@ -98,6 +101,7 @@ let package = Package(
             "Locking",
             "ThumbHash",
             "ThumbdProtocol",
+            "VectorPages",
             "Video",
             "WireCoding",
             .product(name: "DequeModule", package: "swift-collections"),
@@ -130,12 +134,14 @@ let package = Package(
         .executableTarget(name: "thumbd", dependencies: [
             "Thumbd",
             "Locking",
+            "VectorPages",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Fuzz targets in one binary: libFuzzer drives it under `make fuzz`; built normally it
         // replays the kept corpus (Tests/Fuzz/corpus) in `make test`.
-        .executableTarget(name: "thumbd-fuzz", dependencies: ["HTTP", "Cache", "Clocks", "Imaging", "Thumbd", "ThumbdCore", "ThumbdProtocol", "Video"]),
+        .executableTarget(name: "thumbd-fuzz", dependencies: ["HTTP", "Cache", "Clocks", "Imaging", "Thumbd", "ThumbdCore", "ThumbdProtocol",
+                                                             "VectorPages", "Video"]),
         // ThumbHash placeholders, encoded by the server and decoded by it and by the client. Pure Swift.
         .target(name: "ThumbHash"),
         // The Swift client: URLs, listing, loader, caches, resume, cell bindings. Foundation only.
@@ -183,6 +189,10 @@ let package = Package(
         ]),
         .testTarget(name: "FileSystemTests", dependencies: ["FileSystem"]),
         .testTarget(name: "VideoTests", dependencies: ["Video", "TestSupport"]),
+        .testTarget(name: "VectorPagesTests", dependencies: [
+            "VectorPages", "Imaging", "TestSupport",
+            .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
         .testTarget(name: "WireCodingTests", dependencies: [
             "WireCoding",
             .product(name: "PropertyBased", package: "swift-property-based"),

@@ -30,7 +30,18 @@ int csys_spawn(const char *path, char *const argv[], int stdin_fd, int stdout_fd
     posix_spawn_file_actions_adddup2(&actions, stdout_fd, 1);
     /* Nothing else of the server's (sockets, files, other renderers' pipes) reaches it. */
     posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-    int rc = posix_spawn(pid, path, &actions, NULL, argv, environ);
+    /* No signal blocked or ignored in it: the spawning thread may block some (a mask survives
+       exec), and SIGXCPU, which ends a renderer past its CPU time, must arrive. */
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(&attributes, &none);
+    posix_spawnattr_setsigdefault(&attributes, &all);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    int rc = posix_spawn(pid, path, &actions, &attributes, argv, environ);
+    posix_spawnattr_destroy(&attributes);
     posix_spawn_file_actions_destroy(&actions);
     return rc;
 }

@@ -15,17 +15,30 @@ static VipsImage *fail_null(char **err) {
     return NULL;
 }
 
-/* A loader libvips picks that thumbd never lets read: poppler's PDF loader, which hangs and
-   grows without end on some malformed documents even when blocked. Its check only looks at
-   the bytes' signature; the document is never parsed. */
-static int refused_loader(const char *loader) { return loader && strstr(loader, "Pdf") != NULL; }
+/* Set in a renderer process only (tv_allow_vectors): the one place SVG and PDF are read. */
+static int vectors_allowed = 0;
+
+/* Loaders the server's own process never lets read: librsvg's and poppler's. A document can
+   make them run away (a 255-byte PDF grows poppler's header parse by 300 MB a second without
+   end; a 257-byte SVG's blur draws for seconds in one call no stop check reaches), so they
+   run in renderer processes with limits of their own. The check only looks at the bytes'
+   signature; the document is never parsed here. */
+static int refused_loader(const char *loader) {
+    return !vectors_allowed && loader && (strstr(loader, "Pdf") != NULL || strstr(loader, "Svg") != NULL);
+}
 
 static int refused(const void *buf, size_t len) {
     if (refused_loader(vips_foreign_find_load_buffer(buf, len))) {
-        vips_error("thumbd", "%s", "PDF documents are not decoded");
+        vips_error("thumbd", "%s", "SVG and PDF documents are drawn by a renderer process, not here");
         return 1;
     }
     return 0;
+}
+
+void tv_allow_vectors(void) {
+    vectors_allowed = 1;
+    vips_operation_block_set("VipsForeignLoadSvg", FALSE);
+    vips_operation_block_set("VipsForeignLoadPdf", FALSE);
 }
 
 static void quiet(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
@@ -41,12 +54,9 @@ int tv_init(const char *argv0) {
     /* Orc's code memory is safe to share between threads only through orcguard.c's lock. */
     if (!tv_orc_guarded()) vips_vector_set_enabled(FALSE);
     vips_block_untrusted_set(TRUE);
-    /* One untrusted loader thumbd reads: SVG (librsvg, given bytes without a base file, so it
-       loads no external file or URL; the tests check it). PDF (poppler) stays blocked and is
-       refused before libvips sees it (`refused`): a 255-byte PDF found by the fuzzer makes
-       poppler's header parse grow by 300 MB a second without end, which no limit of a
-       transform can stop in-process. ImageMagick's stays blocked, so BMP and ICO are not read. */
-    vips_operation_block_set("VipsForeignLoadSvg", FALSE);
+    /* SVG (librsvg) and PDF (poppler) stay blocked here and are refused before libvips sees
+       them (`refused`); a renderer process unblocks them (tv_allow_vectors). ImageMagick's
+       stays blocked, so BMP and ICO are not read. */
     /* The JPEG XL saver is marked untrusted with its loader; it only encodes our own pixels. */
     vips_operation_block_set("VipsForeignSaveJxl", FALSE);
     /* Corrupt uploads would fill the log with decoder warnings; errors still come back
@@ -82,7 +92,7 @@ int tv_read_header_page(const void *buf, size_t len, int page, tv_header *out, c
     memset(out, 0, sizeof *out);
     const char *loader = vips_foreign_find_load_buffer(buf, len);
     if (!loader || refused_loader(loader)) {
-        if (loader) vips_error("thumbd", "%s", "PDF documents are not decoded");
+        if (loader) vips_error("thumbd", "%s", "SVG and PDF documents are drawn by a renderer process, not here");
         fail(err);
         return -2;
     }
@@ -97,7 +107,7 @@ int tv_read_header_file(const char *path, tv_header *out, char **err) {
     memset(out, 0, sizeof *out);
     const char *loader = vips_foreign_find_load(path);
     if (!loader || refused_loader(loader)) {
-        if (loader) vips_error("thumbd", "%s", "PDF documents are not decoded");
+        if (loader) vips_error("thumbd", "%s", "SVG and PDF documents are drawn by a renderer process, not here");
         fail(err);
         return -2;
     }
@@ -658,3 +668,34 @@ void tv_unref(VipsImage *in) {
 }
 
 void tv_free(void *p) { g_free(p); }
+
+int tv_draw_vector(const void *buf, size_t len, int page, double scale, unsigned long long max_pixels, void **out,
+                   size_t *out_len, int *width, int *height, char **err) {
+    *out = NULL;
+    *out_len = 0;
+    const char *loader = vips_foreign_find_load_buffer(buf, len);
+    if (!loader || (strstr(loader, "Pdf") == NULL && strstr(loader, "Svg") == NULL)) {
+        vips_error("thumbd", "%s", "not an SVG or PDF document");
+        fail(err);
+        return -2;
+    }
+    char options[96];
+    if (strstr(loader, "Pdf")) g_snprintf(options, sizeof options, "page=%d,scale=%.9g", page, scale);
+    else g_snprintf(options, sizeof options, "scale=%.9g", scale);
+    VipsImage *im = vips_image_new_from_buffer(buf, len, options, "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+    if (!im) return fail(err);
+    *width = vips_image_get_width(im);
+    *height = vips_image_get_height(im);
+    if (max_pixels && (unsigned long long)*width * (unsigned long long)*height > max_pixels) {
+        g_object_unref(im);
+        return -3;
+    }
+    VipsImage *srgb = NULL, *pixels = NULL;
+    int rc = vips_colourspace(im, &srgb, VIPS_INTERPRETATION_sRGB, NULL);
+    if (!rc) rc = vips_cast_uchar(srgb, &pixels, NULL);
+    if (!rc) rc = vips_tiffsave_buffer(pixels, out, out_len, "compression", VIPS_FOREIGN_TIFF_COMPRESSION_NONE, "strip", TRUE, NULL);
+    g_object_unref(im);
+    if (srgb) g_object_unref(srgb);
+    if (pixels) g_object_unref(pixels);
+    return rc ? fail(err) : 0;
+}

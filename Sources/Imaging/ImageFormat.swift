@@ -7,6 +7,10 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     /// A video container: its thumbnails are made from a frame (FFmpeg), not by libvips' loaders.
     public var isVideo: Bool { self == .mp4 || self == .mov || self == .webm }
 
+    /// A vector document: its pages are drawn by a renderer process (`VectorPages`), never
+    /// read by libvips in the server's own.
+    public var isVector: Bool { self == .svg || self == .pdf }
+
     public var mediaType: String {
         switch self {
         case .jpeg: "image/jpeg"

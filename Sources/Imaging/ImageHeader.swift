@@ -17,16 +17,30 @@ public struct ImageHeader: Sendable, Equatable {
     /// strip (read from the bytes, `Interlace.detect`).
     public var interlaced = false
 
-    /// Vector sources (SVG) are drawn at any size: their size is only nominal.
-    public var isVector: Bool { loader.hasPrefix("svgload") }
+    public init(width: Int, height: Int, bands: Int, orientation: Int, pages: Int, hasAlpha: Bool, bitsPerSample: Int,
+                loader: String, interlaced: Bool = false) {
+        self.width = width
+        self.height = height
+        self.bands = bands
+        self.orientation = orientation
+        self.pages = pages
+        self.hasAlpha = hasAlpha
+        self.bitsPerSample = bitsPerSample
+        self.loader = loader
+        self.interlaced = interlaced
+    }
+
+    /// Vector sources (SVG, PDF) are drawn at any size: their size is only nominal.
+    public var isVector: Bool { loader.hasPrefix("svgload") || loader.hasPrefix("pdfload") }
 
     /// Width and height once the EXIF orientation is applied.
     public var orientedSize: (width: Int, height: Int) {
         (5...8).contains(orientation) ? (height, width) : (width, height)
     }
 
-    /// The header of `page` (from 1): the pages of a TIFF or HEIF may each have their own size.
-    /// PDF documents are refused here (`unsupportedFormat`), before libvips sees them.
+    /// The header of `page` (from 1): the pages of a PDF, TIFF or HEIF may each have their own
+    /// size. SVG and PDF documents are refused here (`unsupportedFormat`) before libvips parses
+    /// them, except in a renderer process (`VectorDrawing`).
     public static func read(_ bytes: [UInt8], page: Int = 1) throws(ImagingError) -> ImageHeader {
         Vips.start()
         var header = tv_header()

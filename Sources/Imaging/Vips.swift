@@ -45,6 +45,8 @@ public enum ImagingError: Error, Equatable, Sendable, CustomStringConvertible {
     case badParameter(name: String, detail: String)
     /// The face detector failed (its cascades cannot be read, OpenCV threw): 500.
     case faceDetectionFailed(String)
+    /// No renderer process could be started for an SVG or PDF (a deployment's fault): 500.
+    case rendererUnavailable(String)
 
     public var description: String {
         switch self {
@@ -57,6 +59,7 @@ public enum ImagingError: Error, Equatable, Sendable, CustomStringConvertible {
         case .cancelled: "the transform was stopped: nobody waited for it any more"
         case .badParameter(_, let detail): detail
         case .faceDetectionFailed(let detail): "faces cannot be found: \(detail)"
+        case .rendererUnavailable(let detail): "SVG and PDF cannot be drawn: \(detail)"
         }
     }
 }

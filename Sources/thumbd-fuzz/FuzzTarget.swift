@@ -5,6 +5,7 @@ import Imaging
 import Thumbd
 import ThumbdCore
 import ThumbdProtocol
+import VectorPages
 import Video
 
 /// What the fuzzer feeds: each target takes arbitrary bytes, must never crash or hang, and
@@ -19,6 +20,7 @@ enum FuzzTarget: String, CaseIterable {
     case svgSource = "svg-source"
     case pdfSource = "pdf-source"
     case videoSource = "video-source"
+    case renderFrames = "render-frames"
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -28,8 +30,9 @@ enum FuzzTarget: String, CaseIterable {
         case .configFile: Self.configFile(bytes)
         case .diskEntry: Self.diskEntry(bytes)
         case .webpContainer: Self.webpContainer(bytes)
-        case .svgSource: Self.svgSource(bytes)
-        case .pdfSource: Self.pdfSource(bytes)
+        case .svgSource: Self.vectorSource(bytes, .svg)
+        case .pdfSource: Self.vectorSource(bytes, .pdf)
+        case .renderFrames: Self.renderFrames(bytes)
         case .videoSource: Self.videoSource(bytes)
         }
     }
@@ -128,20 +131,6 @@ enum FuzzTarget: String, CaseIterable {
         if bytes.count < 12 || Array(bytes[0..<4]) != Array("RIFF".utf8) { check(out == bytes, "changed a non-RIFF input") }
     }
 
-    /// Any bytes as an SVG source through librsvg, under the limits a transform has: refused
-    /// from its header or its output's geometry, or drawn at 64 px; a drawing still running
-    /// after 3 s is stopped (StopCheck), never a crash or a hang.
-    static func svgSource(_ bytes: [UInt8]) {
-        let maxPixels = 4_000_000
-        guard let header = try? ImageTransformer.checkedHeader(bytes, maxPixels: maxPixels), header.loader.hasPrefix("svgload") else { return }
-        let options = TransformOptions(width: 64, format: .png)
-        guard (try? OutputGeometry(header: header, options: options).check(maxDimension: 4096, maxPixels: maxPixels)) != nil else { return }
-        let deadline = SystemClock.now() + 3
-        guard let out = try? ImageTransformer.transform(bytes, header: header, options: options,
-                                                        stop: StopCheck { SystemClock.now() > deadline }) else { return }
-        check(out.width <= 64 && out.height <= 4096 && !out.bytes.isEmpty, "drawn at \(out.width)x\(out.height)")
-    }
-
     /// Any bytes the server would take for a video (by its signature) through FFmpeg, under the
     /// limits a poster has: a frame within the pixel limit, or a problem; never a crash, a hang
     /// (3 s of wall clock at most) or a read outside the bytes.
@@ -156,17 +145,37 @@ enum FuzzTarget: String, CaseIterable {
         check(reader.bytesRead <= max(bytes.count, 1) * 64, "read \(reader.bytesRead) of \(bytes.count) bytes")
     }
 
-    /// Any bytes: a PDF (by its signature) is refused before poppler parses it, whatever
-    /// follows (a 255-byte document this target found made poppler's header parse grow
-    /// without end); anything else is not this target's business.
-    static func pdfSource(_ bytes: [UInt8]) {
-        guard ImageFormat.sniff(bytes) == .pdf else { return }
+    /// Any bytes: an SVG or PDF (by its signature) is refused in this process before librsvg or
+    /// poppler parses it, whatever follows (this target once found a 255-byte PDF that made
+    /// poppler's header parse grow without end, and a blur SVG that drew for seconds in one
+    /// call): they are drawn by renderer processes only. Anything else is not this target's
+    /// business.
+    static func vectorSource(_ bytes: [UInt8], _ format: ImageFormat) {
+        guard ImageFormat.sniff(bytes) == format else { return }
         do {
             _ = try ImageHeader.read(bytes)
-            check(false, "a PDF was read")
+            check(false, "a \(format) was read")
         } catch {
-            check(error == .unsupportedFormat, "a PDF refused as \(error), not as an unsupported format")
+            check(error == .unsupportedFormat, "a \(format) refused as \(error), not as an unsupported format")
         }
-        check((try? ImagePreview.make(bytes, maxSide: 8)) == nil, "a PDF was drawn")
+        check((try? ImagePreview.make(bytes, maxSide: 8)) == nil, "a \(format) was drawn")
+    }
+
+    /// Any bytes as the head of a renderer's request (what a renderer reads) and of its reply
+    /// (what the server reads from a renderer that may be a document's): refused, or read with
+    /// every length within its bound, and written back the same.
+    static func renderFrames(_ bytes: [UInt8]) {
+        let requestHead = Array(bytes.prefix(RenderRequest.headLength))
+        if let (request, length) = RenderRequest.parse(head: requestHead) {
+            check(length <= RenderRequest.maxDocument && request.page >= 1 && request.scale > 0, "a request of \(length) bytes")
+            var again = request
+            again.document = [UInt8](repeating: 0, count: min(length, 16))
+            check(RenderRequest.parse(head: again.head)?.request == request, "a request head read back differently")
+        }
+        let replyHead = Array(bytes.prefix(RenderReply.headLength))
+        if let (reply, loaderLength, bodyLength) = RenderReply.parse(head: replyHead, maxBody: 1 << 20) {
+            check(bodyLength <= 1 << 20 && loaderLength <= 65_535, "a reply of \(bodyLength) bytes, a loader of \(loaderLength)")
+            check(reply.body.isEmpty && reply.loader.isEmpty, "a head carried a body")
+        }
     }
 }

@@ -6,6 +6,7 @@ import Logging
 import Synchronization
 import Thumbd
 import ThumbdProtocol
+import VectorPages
 
 @main
 struct ThumbdCommand: ParsableCommand {
@@ -13,8 +14,18 @@ struct ThumbdCommand: ParsableCommand {
         commandName: "thumbd",
         abstract: "An HTTP image proxy and thumbnail server.",
         version: ThumbdService.version,
-        subcommands: [Serve.self, Sign.self],
+        subcommands: [Serve.self, Sign.self, RenderVectors.self],
         defaultSubcommand: Serve.self)
+}
+
+/// A renderer process for SVG and PDF pages: started by the server itself, never by hand.
+struct RenderVectors: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "render-vectors",
+        abstract: "Draw SVG and PDF pages for a running server (started by it; reads requests on stdin).",
+        shouldDisplay: false)
+
+    func run() throws { RendererChild.run() }
 }
 
 struct Serve: ParsableCommand {

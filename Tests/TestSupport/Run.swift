@@ -42,14 +42,8 @@ public func runProgram(_ executable: String, _ arguments: [String], environment:
     // (a Dispatch worker) blocks signals, and a blocked mask survives exec, so daemons the
     // program starts (Ceph's) would never see the SIGTERM that stops them.
     var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
+    cleanSignals(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }
-    var none = sigset_t(), all = sigset_t()
-    sigemptyset(&none)
-    sigfillset(&all)
-    posix_spawnattr_setsigmask(&attributes, &none)
-    posix_spawnattr_setsigdefault(&attributes, &all)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
 
     var pid: pid_t = 0
     let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, env)
@@ -91,6 +85,18 @@ private let spawnClosesFrom: AddCloseFrom? = {
     guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
     return unsafeBitCast(symbol, to: AddCloseFrom.self)
 }()
+
+/// Spawn attributes (initialized here; the caller destroys them) that give the program no
+/// blocked signal and every signal at its default.
+func cleanSignals(_ attributes: inout posix_spawnattr_t) {
+    posix_spawnattr_init(&attributes)
+    var none = sigset_t(), all = sigset_t()
+    sigemptyset(&none)
+    sigfillset(&all)
+    posix_spawnattr_setsigmask(&attributes, &none)
+    posix_spawnattr_setsigdefault(&attributes, &all)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+}
 
 public struct SpawnFailed: Error, CustomStringConvertible {
     public let executable: String

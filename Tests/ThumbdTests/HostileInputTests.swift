@@ -18,9 +18,6 @@ import TestSupport
         "bomb-30000.png": TestBytes.pngDeclaring(width: 30000, height: 30000),
         "bomb-8000.png": TestBytes.pngDeclaring(width: 8000, height: 8000),
         "bomb-sof.jpg": TestBytes.jpeg(try! ImageSynthesis.pattern(width: 64, height: 64).encode(.jpeg), claiming: 65000, 65000),
-        "huge-page.pdf": TestDocuments.pdf(pages: [(0.2, 0.4, 0.8)], sizes: [(200_000, 200_000)]),
-        "page.pdf": TestDocuments.pdf(pages: [(0.9, 0.1, 0.1)]),
-
     ])
 
     func get(_ target: String) throws -> RawHTTPClient.Response {
@@ -39,22 +36,6 @@ import TestSupport
         #expect(reserved == before)
         // The same watermark within the limits is drawn.
         #expect(try get("/img/photo.jpg?w=300&wm=mark.png").status == 200)
-    }
-
-    /// PDF is never decoded (poppler runs away on some documents in-process): as a source and
-    /// as a watermark it is a 415 at once, with nothing reserved; the original is still served
-    /// as it is, sandboxed.
-    @Test func aPDFIsRefusedAsASourceAndAsAWatermarkAndServedOnlyAsAnOriginal() throws {
-        let before = reserved
-        for target in ["/img/huge-page.pdf?w=100", "/img/page.pdf?w=100", "/img/photo.jpg?w=300&wm=page.pdf",
-                       "/img/photo.jpg?w=300&wm=huge-page.pdf"] {
-            let response = try get(target)
-            #expect(response.status == 415, "\(target): \(response.status) \(response.text)")
-        }
-        #expect(reserved == before)
-        let original = try get("/img/page.pdf")
-        #expect(original.status == 200 && original.header("Content-Type") == "application/pdf")
-        #expect(original.header("Content-Security-Policy")?.contains("sandbox") == true)
     }
 
     @Test func thePageAskedForIsTheOneChecked() throws {

@@ -98,13 +98,13 @@ import Testing
         let plan = try MemoryPlan.make(config: ThumbdConfig(), system: Self.system(512 << 20))
         #expect(plan.limit == 512 << 20 && plan.origin.contains("cgroup v1"))
         #expect(plan.memoryTier == 32 << 20 && plan.originalsTier == 8 << 20 && plan.smallOriginals == 4 << 20)
-        // 512 - 56 (process) - 8 (targets) - 4 (small originals) - 25.6 (a twentieth) - 8: the
-        // transforms and the memory tier share it.
-        #expect(plan.transformBudget == (512 << 20) - (56 << 20) - (8 << 20) - (4 << 20) - (512 << 20) / 20 - (8 << 20))
+        // 512 - 56 (process) - 8 (targets) - 4 (small originals) - 12 (a warm renderer) - 25.6 (a
+        // twentieth) - 8: the transforms and the memory tier share it.
+        #expect(plan.transformBudget == (512 << 20) - (56 << 20) - (8 << 20) - (4 << 20) - (12 << 20) - (512 << 20) / 20 - (8 << 20))
         #expect(plan.sharedRoom == plan.transformBudget)
         // Everything together stays within the limit, with a twentieth to spare.
-        let total = MemoryPlan.processBytes + MemoryPlan.targetMemoBytes + plan.smallOriginals + plan.originalsTier
-            + plan.transformBudget
+        let total = MemoryPlan.processBytes + MemoryPlan.targetMemoBytes + plan.smallOriginals + MemoryPlan.rendererBytes
+            + plan.originalsTier + plan.transformBudget
         #expect(total <= plan.limit - plan.limit / 20)
         // The largest output a common storm asks for fits: a 3200 x 2406 JPEG XL of a 4:3 photo
         // of 4350 px (a file of 8 MB).
@@ -115,8 +115,8 @@ import Testing
     @Test(arguments: [384, 512, 1024, 2048, 8192, 24576])
     func everyLimitFromSmallToLargeFitsAndLargeOnesKeepTheCaps(_ mib: Int) throws {
         let plan = try MemoryPlan.make(config: ThumbdConfig(), system: Self.system(mib << 20))
-        let total = MemoryPlan.processBytes + MemoryPlan.targetMemoBytes + plan.smallOriginals + plan.originalsTier
-            + (plan.sharedRoom ?? plan.transformBudget + plan.memoryTier)
+        let total = MemoryPlan.processBytes + MemoryPlan.targetMemoBytes + plan.smallOriginals + MemoryPlan.rendererBytes
+            + plan.originalsTier + (plan.sharedRoom ?? plan.transformBudget + plan.memoryTier)
         #expect(total <= plan.limit - plan.limit / 20)
         #expect(plan.transformBudget >= MemoryPlan.minimumBudget && plan.transformBudget <= 1 << 30)
         if mib >= 8192 { #expect(plan.memoryTier == 256 << 20 && plan.originalsTier == 64 << 20 && plan.smallOriginals == 64 << 20) }

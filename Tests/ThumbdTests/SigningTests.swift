@@ -58,6 +58,51 @@ import ThumbdProtocol
         #expect(try status("/health") == 200)                                         // only /img and /proxy are signed
     }
 
+    /// Two valid values of every parameter of the table, with what else it needs to do anything
+    /// (nil: it has one value, and is added to a URL signed without it).
+    static let changes: [String: (base: String, from: String, to: String?)] = [
+        "w": ("", "100", "101"), "h": ("", "100", "101"), "dpr": ("w=50", "1", "2"), "fit": ("w=60&h=40", "contain", "cover"),
+        "crop": ("w=60&h=40&fit=cover", "top", "bottom"), "enlarge": ("w=900", "0", "1"), "fm": ("w=50", "png", "webp"),
+        "q": ("w=50&fm=jpeg", "70", "71"), "pr": ("w=50&fm=jpeg", "0", "1"), "anim": ("w=50&fm=webp", "0", "1"),
+        "fp": ("w=60&h=40&fit=cover", "0.2,0.2", "0.8,0.8"), "redact": ("w=50", "face", nil),
+        "rect": ("", "0,0,100,100", "10,10,100,100"), "trim": ("w=50", "10", "20"), "rot": ("w=50", "90", "180"),
+        "flip": ("w=50", "h", "v"), "pad": ("w=50", "5", "6"), "bg": ("w=50&pad=5", "ffffff", "000000"),
+        "blur": ("w=50", "2", "3"), "sharpen": ("w=50", "1", "2"), "gray": ("w=50", "0", "1"), "wm": ("w=100", "mark.png", "other.png"),
+        "wmpos": ("w=100&wm=mark.png", "nw", "se"), "wmscale": ("w=100&wm=mark.png", "0.2", "0.3"),
+        "wmop": ("w=100&wm=mark.png", "0.5", "0.6"), "wmpad": ("w=100&wm=mark.png", "5", "6"), "mb": ("w=50&fm=jpeg", "100000", "90000"),
+        "page": ("w=50", "1", "2"), "t": ("w=50", "1", "2"),
+    ]
+
+    /// The class, not one case: for every row of the parameter table, a signed URL with only
+    /// that parameter's value changed is refused (a mutation that left one parameter out of
+    /// the signed message would be caught here).
+    @Test func everyParameterIsCoveredByTheSignature() throws {
+        let mark = try ImageSynthesis.pattern(width: 40, height: 20, bands: 4, seed: 3).encode(.png)
+        let f = try LibraryFixture(files: ["cat.jpg": try ImageSynthesis.pattern(width: 320, height: 240, seed: 5).encode(.jpeg),
+                                           "mark.png": mark, "other.png": mark]) { $0.security.key = Self.key }
+        let signer = URLSigner(key: Self.key)
+        func status(_ target: String) throws -> Int { try RawHTTPClient(port: f.port, timeout: 30).request("GET", target).status }
+        let names = ThumbnailOptions.parameters.map(\.name)
+        #expect(Set(names) == Set(Self.changes.keys), "every row needs two values here")
+        for name in names {
+            guard let change = Self.changes[name] else { continue }
+            let base = change.base.isEmpty ? "" : change.base + "&"
+            let signed = signer.sign("/img/cat.jpg?\(base)\(name)=\(change.from)")
+            #expect(try status(signed) != 403, "\(name): the signed URL itself is refused")
+            if let to = change.to {
+                let changed = signed.replacingOccurrences(of: "\(name)=\(change.from)", with: "\(name)=\(to)")
+                #expect(changed != signed)
+                #expect(try status(changed) == 403, "\(name)=\(to) under the signature of \(name)=\(change.from)")
+            } else {
+                let added = signer.sign("/img/cat.jpg?\(change.base)").replacingOccurrences(of: "&s=", with: "&\(name)=\(change.from)&s=")
+                #expect(try status(added) == 403, "\(name)=\(change.from) added under a signature without it")
+            }
+            // Left out, or added where it was not signed, it is refused alike.
+            let without = signed.replacingOccurrences(of: "&\(name)=\(change.from)", with: "").replacingOccurrences(of: "?\(name)=\(change.from)&", with: "?")
+            if without != signed { #expect(try status(without) == 403, "\(name) left out of a signed URL") }
+        }
+    }
+
     @Test func theSignCommandAgreesWithAnIndependentHMAC() throws {
         let result = try runProgram(ShutdownTests.binary.path, ["sign", "/img/cat.jpg?w=300&fit=cover"],
                                     environment: ["THUMBD_SECURITY_KEY": Self.key])

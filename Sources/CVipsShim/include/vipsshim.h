@@ -152,4 +152,13 @@ VipsImage *tv_with_profile_and_xmp(VipsImage *in, const char *xmp, char **err);
 void tv_unref(VipsImage *in);
 void tv_free(void *p);
 
+/* In a renderer process only: SVG (librsvg) and PDF (poppler) may be read. Everywhere else
+ * they are refused before libvips parses a byte of them. */
+void tv_allow_vectors(void);
+/* Draws page `page` (from 0; a PDF's) of an SVG or PDF at `scale` into an uncompressed sRGB
+ * TIFF (8 bits, alpha kept) in *out (free with tv_free), with its size. -2: not a vector
+ * document; -3: the drawing would pass max_pixels (nothing drawn); -1: it failed (*err). */
+int tv_draw_vector(const void *buf, size_t len, int page, double scale, unsigned long long max_pixels, void **out,
+                   size_t *out_len, int *width, int *height, char **err);
+
 #endif

@@ -7,6 +7,7 @@ import Imaging
 import Logging
 import ThumbdCore
 import ThumbdProtocol
+import VectorPages
 
 /// The composition root: builds every part once from the configuration, hands each route
 /// what it needs, and dispatches requests by their route.
@@ -21,6 +22,8 @@ public final class ThumbdApp: HTTPHandler {
     let drain = DrainState()
     /// Purges shared with the other replicas; nil without a shared tier.
     let sharedPurges: SharedPurges?
+    /// SVG and PDF, drawn by renderer processes; nil when no renderer executable was found.
+    let vectors: VectorSources?
 
     private let image: ImageRoute
     private let proxy: ProxyRoute
@@ -76,12 +79,14 @@ public final class ThumbdApp: HTTPHandler {
         }
         let budget = MemoryBudget(limit: memory.transformBudget, reservedChanged: yielding)
         let faces = detector.map { SourceFaces(detector: $0, store: store, maxPixels: config.limits.maxSourcePixels) }
+        vectors = Self.vectorSources(config, clock: clock, logger: logger)
         let limits = ThumbnailService.Limits(maxSourceBytes: config.limits.maxSourceBytes, maxSourcePixels: config.limits.maxSourcePixels,
                                              maxDimension: config.limits.maxDimension, maxFrames: config.limits.maxFrames,
                                              sharesDecodes: config.output.sharedDecode, videoMaxDuration: config.limits.videoMaxDuration,
                                              videoMaxDecodeSeconds: config.limits.videoDecodeSeconds)
         thumbnails = ThumbnailService(store: store, pool: pool, memory: budget, limits: limits,
-                                      metrics: metrics, clock: clock, logger: logger, faces: faces)
+                                      metrics: metrics, clock: clock, logger: logger, faces: faces, vectors: vectors)
+        let reading = FactReading(video: limits.video, vectors: vectors)
         // Originals fetched from elsewhere (remote origins, an S3 library) share one tier.
         let originalStore = OriginalStore(memoryBytes: memory.originalsTier, disk: disk)
         if config.origins.allow.isEmpty {
@@ -98,11 +103,11 @@ public final class ThumbdApp: HTTPHandler {
         let library: any LibraryBackend = switch root {
         case .folder(let folder):
             FolderLibrary(library: folder, fields: imageFields.headers(for:), smallOriginals: memory.smallOriginals, clock: clock,
-                          videoLimits: limits.video)
+                          reading: reading)
         case .bucket(let location):
             S3Library(location: location, client: config.s3Client(for: location, clock: clock).recording(to: metrics), ttl: config.library.s3.ttl,
                       maxSourceBytes: config.limits.maxSourceBytes, listPageSize: config.library.s3.listPageSize, store: originalStore,
-                      pool: pool, clock: clock, logger: logger, videoLimits: limits.video)
+                      pool: pool, clock: clock, logger: logger, reading: reading)
         }
         let endpoint = ThumbnailEndpoint(service: thumbnails, presenter: presenter, watermarks: library.watermarks)
         if case .bucket = root {
@@ -120,9 +125,9 @@ public final class ThumbdApp: HTTPHandler {
         gallery = GalleryRoute(index: library.index, pool: pool, links: links, picsum: catalogs)
         health = HealthRoute(drain: drain)
         metricsRoute = MetricsRoute(metrics: metrics, thumbnails: thumbnails, originals: originals, shared: sharedTier, gauges: gauges,
-                                   memoryPlan: memory)
+                                   memoryPlan: memory, vectors: vectors)
         imageInfo = ImageInfoRoute(library: library, pool: pool, links: links, faces: faces)
-        remoteInfo = RemoteInfoRoute(authorization: authorization, originals: originals, pool: pool, faces: faces)
+        remoteInfo = RemoteInfoRoute(authorization: authorization, originals: originals, pool: pool, faces: faces, reading: reading)
         // Purges other replicas published: applied before this one serves (those published
         // while it was down), then followed while it runs.
         let removal = PurgeRoute.Removal(thumbnails: thumbnails, originals: originals, library: library)
@@ -177,6 +182,23 @@ public final class ThumbdApp: HTTPHandler {
         case .openAPI: responder.respond(OpenAPIDocument.response(to: request))
         case .picsumImage, .picsumRedirect, .picsumInfo, .picsumList: picsum?.handle(request, route: route, responder: responder)
         }
+    }
+
+    /// The renderers of SVG and PDF this configuration asks for: `thumbd render-vectors` of
+    /// this executable (`limits.renderer_command` in tests), nil when there is none.
+    static func vectorSources(_ config: ThumbdConfig, clock: any MonotonicClock, logger: Logger) -> VectorSources? {
+        guard let command = config.limits.rendererCommand ?? VectorRenderer.defaultCommand() else {
+            logger.warning("no thumbd executable to draw SVG and PDF with: they are answered 415")
+            return nil
+        }
+        let renderer = VectorRenderer(command: command, limits: .init(seconds: config.limits.vectorSeconds,
+                                                                      renderers: config.limits.vectorRenderers),
+                                      clock: clock, reportSandbox: { sandboxed in
+            if !sandboxed {
+                logger.warning("SVG and PDF renderers run without their seccomp filter (the kernel refused it): their rlimits still hold")
+            }
+        })
+        return VectorSources(renderer: renderer, maxPixels: config.limits.maxSourcePixels)
     }
 
     /// While draining, /health answers 503 so load balancers stop sending traffic.

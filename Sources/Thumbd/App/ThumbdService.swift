@@ -93,6 +93,7 @@ public final class ThumbdService: Sendable {
         server.stop()
         app.pool.stop()
         app.transfers?.stop()
+        app.vectors?.renderer.close()
     }
 
     public func wait() { server.wait() }

@@ -230,6 +230,8 @@ struct ConfigKey: Sendable {
         int("limits.max_frames", 1...100_000, \.limits.maxFrames),
         duration("limits.video_max_duration", 1...(30 * 86_400), \.limits.videoMaxDuration),
         duration("limits.video_decode_seconds", 0.1...600, \.limits.videoDecodeSeconds),
+        duration("limits.vector_seconds", 0.1...600, \.limits.vectorSeconds),
+        int("limits.vector_renderers", 0...64, \.limits.vectorRenderers),
         autoSize("limits.transform_memory_bytes", 0...(1 << 42), \.limits.transformMemoryBytes),
         autoSize("limits.memory_bytes", (64 << 20)...(1 << 46), \.limits.memoryBytes),
         int("output.quality", 1...100, \.output.quality),

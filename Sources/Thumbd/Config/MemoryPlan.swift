@@ -2,8 +2,9 @@
 /// container's limit or the machine's memory) between its parts, decided once at start:
 ///
 /// - the process at rest (code, libraries, thread stacks, buffers: `processBytes`), the
-///   parsed-target memo (`targetMemoBytes`) and the small originals kept in memory
-///   (limit/128, at most 64 MiB);
+///   parsed-target memo (`targetMemoBytes`), the small originals kept in memory (limit/128,
+///   at most 64 MiB) and the SVG and PDF renderers kept warm at rest (`rendererBytes` each;
+///   a drawing's own memory is reserved from the transform budget while it is drawn);
 /// - headroom for the allocator and the kernel's share (a twentieth of the limit), half of
 ///   which (at most 64 MiB) may hold libjpeg's large buffers between decodes
 ///   (`decoderScratch`);
@@ -11,8 +12,8 @@
 ///   64 MiB), unless configured;
 /// - the transform budget: what is left, memory tier included, at most 1 GiB, unless
 ///   configured: the memory tier gives room back (evicting its least recently used entries)
-///   while transforms need more than the rest. Under a 512 MiB limit the budget is 410 MiB,
-///   so a 3200 x 2400 JPEG XL of a phone photo (about 400 MiB) runs, with the tier down to
+///   while transforms need more than the rest. Under a 512 MiB limit the budget is 398 MiB,
+///   so a 3200 x 2400 JPEG XL of a phone photo (about 400 MB) runs, with the tier down to
 ///   a few MiB meanwhile.
 ///
 /// Pure: the limit comes in as `SystemMemory`. Configured values that do not fit together
@@ -42,6 +43,9 @@ public struct MemoryPlan: Sendable, Equatable, CustomStringConvertible {
     /// started, 50 MB of it code and libraries the kernel can drop and read again.
     static let processBytes = 56 << 20
     static let targetMemoBytes = 8 << 20
+    /// A renderer at rest, measured: about 12 MiB of its own (anonymous) memory; its code and
+    /// libraries are the server's own pages.
+    static let rendererBytes = 12 << 20
     /// A budget below this makes only small thumbnails: the limit is too small to be useful.
     static let minimumBudget = 48 << 20
     static let maximumBudget = 1 << 30
@@ -54,13 +58,13 @@ public struct MemoryPlan: Sendable, Equatable, CustomStringConvertible {
         let smallOriginals = min(64 << 20, limit / 128)
         let memoryTier = config.cache.memoryBytes ?? min(256 << 20, limit / 16)
         let originalsTier = config.cache.originalsMemoryBytes ?? min(64 << 20, limit / 64)
-        let fixed = processBytes + targetMemoBytes + smallOriginals + headroom(limit)
+        let fixed = processBytes + targetMemoBytes + smallOriginals + config.limits.vectorRenderers * rendererBytes + headroom(limit)
         let room = limit - fixed - memoryTier - originalsTier
         var plan = MemoryPlan(limit: limit, origin: origin, memoryTier: memoryTier, originalsTier: originalsTier,
                               transformBudget: 0, sharedRoom: nil, smallOriginals: smallOriginals,
                               decoderScratch: min(64 << 20, headroom(limit) / 2))
         func refusal(_ budget: String) -> ConfigError {
-            var parts = ["\(mib(fixed)) for the process, its small caches and headroom"]
+            var parts = ["\(mib(fixed)) for the process, its small caches, its warm renderers and headroom"]
             parts.append("cache.memory_bytes \(mib(memoryTier))" + (config.cache.memoryBytes == nil ? " (auto)" : ""))
             parts.append("cache.originals_memory_bytes \(mib(originalsTier))" + (config.cache.originalsMemoryBytes == nil ? " (auto)" : ""))
             parts.append("limits.transform_memory_bytes " + budget)

@@ -131,6 +131,14 @@ public struct ThumbdConfig: Sendable, Equatable {
         /// The memory the whole process may use; nil (`auto`): the container's cgroup limit when
         /// below the machine's memory, else the machine's (`SystemMemory`).
         public var memoryBytes: Int?
+        /// Wall-clock (and CPU) seconds an SVG or PDF page may take to read or draw in its
+        /// renderer process; past them it is killed (422).
+        public var vectorSeconds = 10.0
+        /// Renderer processes kept warm between SVG and PDF documents.
+        public var vectorRenderers = 1
+        /// The renderer's command; nil: this executable's `render-vectors`. Not a configuration
+        /// key (tests and tools point it at a build).
+        public var rendererCommand: [String]?
     }
 
     public struct Origins: Sendable, Equatable {

@@ -16,6 +16,8 @@ enum ImageInfo {
         var bytes: Int64
         var alpha: Bool
         var frames: Int
+        /// A PDF's pages; absent for images and videos.
+        var pages: Int?
         var placeholder: String
         var color: String
         var etag: String
@@ -28,7 +30,7 @@ enum ImageInfo {
         var faces: [PixelRect]?
 
         enum CodingKeys: String, CodingKey {
-            case id, width, height, orientation, format, bytes, alpha, frames, placeholder, color, etag, url, duration, codec
+            case id, width, height, orientation, format, bytes, alpha, frames, pages, placeholder, color, etag, url, duration, codec
             case frameRate = "frame_rate"
             case faces
         }
@@ -38,7 +40,7 @@ enum ImageInfo {
                                lastModified: Timestamp?) -> Representation {
         let json = JSONBody.encode(Body(id: id, width: facts.width, height: facts.height, orientation: facts.orientation,
                                         format: facts.format.rawValue, bytes: facts.bytes, alpha: facts.alpha, frames: facts.frames,
-                                        placeholder: facts.placeholderBase64, color: facts.color, etag: originalETag, url: url,
+                                        pages: facts.pages, placeholder: facts.placeholderBase64, color: facts.color, etag: originalETag, url: url,
                                         duration: facts.video?.duration, codec: facts.video?.codec, frameRate: facts.video?.frameRate,
                                         faces: faces))
         var headers = HTTPHeaders()

@@ -12,6 +12,8 @@ struct MetricsRoute: Sendable {
     let shared: SharedTier?
     let gauges: ServerGauges
     let memoryPlan: MemoryPlan
+    /// Nil when SVG and PDF have no renderer.
+    let vectors: VectorSources?
 
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {
         collect()
@@ -47,6 +49,14 @@ struct MetricsRoute: Sendable {
             metrics.total("thumbd_shared_cache_errors_total", [], shared.errors.count)
             metrics.total("thumbd_shared_cache_skipped_total", [], shared.skips.count)
             metrics.total("thumbd_shared_cache_denied_total", [], shared.denials.count)
+        }
+        if let renderer = vectors?.renderer {
+            let done = renderer.statistics
+            metrics.gauge("thumbd_vector_renderers_warm", [], renderer.warm)
+            metrics.total("thumbd_vector_renderers_started_total", [], done.started)
+            for (result, count) in [("answered", done.answered), ("timed_out", done.timedOut), ("stopped", done.stopped), ("died", done.died)] {
+                metrics.total("thumbd_vector_renders_total", [("result", result)], count)
+            }
         }
         metrics.gauge("thumbd_transform_queue_depth", [], thumbnails.pool.queueDepth)
         metrics.gauge("thumbd_transforms_running", [], thumbnails.pool.running)

@@ -963,7 +963,7 @@ components:
       description: |
         Output format. `auto` picks the best one `Accept` names explicitly (AVIF, then JPEG XL,
         then WebP; wildcards do not count), else JPEG, or PNG for images with alpha, and the
-        answer has `Vary: Accept`. Default: the source's format (GIF, HEIC, TIFF, SVG and
+        answer has `Vary: Accept`. Default: the source's format (GIF, HEIC, TIFF, SVG, PDF and
         others give PNG).
       schema:
         type: string
@@ -1182,7 +1182,7 @@ components:
       name: page
       in: query
       required: false
-      description: 'The page, from 1, of a multi-page TIFF/HEIF source. Past the last: `400` naming `page`. Default `1`.'
+      description: 'The page, from 1, of a PDF or a multi-page TIFF/HEIF source. Past the last: `400` naming `page`. Default `1`.'
       schema:
         type: integer
         minimum: 1
@@ -2255,7 +2255,11 @@ components:
           description: Whether the image has an alpha channel.
           type: boolean
         frames:
-          description: Frames (pages) in the image; more than 1 for an animation.
+          description: Frames (pages) in the image; more than 1 for an animation or a multi-page TIFF or HEIF (1 for a PDF).
+          type: integer
+          minimum: 1
+        pages:
+          description: A PDF's pages (`page` picks one, from 1); absent for images and videos.
           type: integer
           minimum: 1
         placeholder: {$ref: '#/components/schemas/ThumbHash'}

@@ -13,6 +13,8 @@ struct RemoteInfoRoute: Sendable {
     let pool: WorkerPool
     /// nil: the answer has no `faces`.
     let faces: SourceFaces?
+    /// What reading facts may use (video limits, the renderers of SVG and PDF).
+    let reading: FactReading
     /// Facts by URL, for the original's version they were read from.
     let known = SharedLRUCache<String, (version: String, facts: ImageFacts)>(capacity: 4096)
 
@@ -23,8 +25,9 @@ struct RemoteInfoRoute: Sendable {
             let query = try QueryParameters(parsing: request.query)
             try query.refuse(allBut: ["url", ThumbnailOptions.expiryParameter, ThumbnailOptions.signatureParameter])
             let url = try ProxyRoute.allowedURL(in: query, originals: originals)
-            let accepted = pool.submit { [known, faces, signer = authorization.signer] in
-                responder.respond(Self.answer(request, url: url, originals: originals, known: known, faces: faces, signer: signer))
+            let accepted = pool.submit { [known, faces, reading, signer = authorization.signer] in
+                responder.respond(Self.answer(request, url: url, originals: originals, known: known, faces: faces, reading: reading,
+                                              signer: signer))
             }
             if !accepted { throw Overloaded() }
         } catch {
@@ -35,7 +38,7 @@ struct RemoteInfoRoute: Sendable {
     /// Worker thread: the original (fetched or cached), then its facts.
     static func answer(_ request: HTTPRequest, url: String, originals: RemoteOriginals,
                        known: SharedLRUCache<String, (version: String, facts: ImageFacts)>, faces: SourceFaces?,
-                       signer: URLSigner?) -> HTTPResponse {
+                       reading: FactReading, signer: URLSigner?) -> HTTPResponse {
         do {
             let original = try originals.original(url).get().original
             guard let format = original.version.format else { throw RemoteOriginals.Failure.notAnImage }
@@ -44,7 +47,7 @@ struct RemoteInfoRoute: Sendable {
                 facts = kept.facts
             } else {
                 facts = try ImageFacts.read(SourceContent(bytes: original.bytes, format: format), bytes: Int64(original.bytes.count),
-                                            limits: LibraryIndex.defaultVideoLimits)
+                                            reading: reading)
                 known.put(url, (original.version.tag.text, facts), cost: 1)
             }
             // Left out when they cannot be found (an image over the pixel limit), as on `/v1/images`.

@@ -14,11 +14,11 @@ package struct FolderLibrary: LibraryBackend {
 
     /// `smallOriginals`: bytes of small files kept in memory; `fields`: the response fields of an
     /// original of a media type (the app's image fields).
-    /// `videoLimits`: what a video's facts may cost (the thumbnails' video limits).
+    /// `reading`: what a video's facts may cost (the thumbnails' video limits), and the renderers of SVG and PDF.
     package init(library: ImageLibrary, fields: @escaping @Sendable (String) -> HTTPHeaders, smallOriginals: Int,
-                 clock: any MonotonicClock, videoLimits: VideoDecoder.Limits = LibraryIndex.defaultVideoLimits) {
+                 clock: any MonotonicClock, reading: FactReading = FactReading()) {
         files = LibraryFileCache(library: library, fields: fields, capacityBytes: smallOriginals)
-        index = LibraryIndex(catalog: FolderCatalog(root: library.rootPath), clock: clock, videoLimits: videoLimits)
+        index = LibraryIndex(catalog: FolderCatalog(root: library.rootPath), clock: clock, reading: reading)
         self.clock = clock
     }
 

@@ -17,6 +17,8 @@ package struct ImageFacts: Sendable, Equatable {
     package var bytes: Int64
     package var alpha: Bool
     package var frames: Int
+    /// A document's pages (a PDF's); nil for images and videos.
+    package var pages: Int? = nil
     /// ThumbHash bytes.
     package var placeholder: [UInt8]
     /// `#rrggbb`.
@@ -60,12 +62,28 @@ package struct ImageFacts: Sendable, Equatable {
                           video: VideoFacts(duration: info.duration, codec: info.codec, frameRate: info.frameRate))
     }
 
+    /// The facts of an SVG or PDF: its first page's nominal size and its pages, read by a
+    /// renderer, and a placeholder from a small drawing. A worker thread calls it.
+    package static func read(vector data: [UInt8], format: ImageFormat, bytes: Int64,
+                             vectors: VectorSources?) throws(ImagingError) -> ImageFacts {
+        guard let vectors else { throw .unsupportedFormat }
+        let (header, preview) = try vectors.facts(data, format: format, bytes: bytes)
+        var facts = ImageFacts(width: header.width, height: header.height, orientation: 1, format: format, bytes: bytes,
+                               alpha: header.hasAlpha, frames: 1,
+                               placeholder: ThumbHash.encode(width: preview.width, height: preview.height, rgba: preview.rgba),
+                               color: preview.averageColor, author: "")
+        if format == .pdf { facts.pages = header.pages }
+        return facts
+    }
+
     /// The facts of what a catalog or a library read: an image's bytes or a video's reader.
-    package static func read(_ content: SourceContent, bytes: Int64, limits: VideoDecoder.Limits) throws -> ImageFacts {
+    package static func read(_ content: SourceContent, bytes: Int64, reading: FactReading) throws -> ImageFacts {
         switch content {
+        case .image(let data, let format) where format.isVector:
+            return try read(vector: data, format: format, bytes: bytes, vectors: reading.vectors)
         case .image(let data, let format): return try read(data, format: format, bytes: bytes)
         case .video(let reader, let format):
-            do { return try read(video: reader, format: format, bytes: bytes, limits: limits) } catch {
+            do { return try read(video: reader, format: format, bytes: bytes, limits: reading.video) } catch {
                 switch error {
                 case .video(let error): throw error
                 case .imaging(let error): throw error

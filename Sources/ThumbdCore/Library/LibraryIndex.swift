@@ -70,14 +70,14 @@ package final class LibraryIndex: Sendable {
     private let scanning = Locked(())
 
     /// What FFmpeg may spend on a video's poster (its placeholder).
-    package let videoLimits: VideoDecoder.Limits
+    package let reading: FactReading
 
     package init(catalog: any LibraryCatalog, clock: any MonotonicClock, maxAge: Double = 2,
-                 videoLimits: VideoDecoder.Limits = LibraryIndex.defaultVideoLimits) {
+                 reading: FactReading = FactReading()) {
         self.catalog = catalog
         self.clock = clock
         self.maxAge = maxAge
-        self.videoLimits = videoLimits
+        self.reading = reading
     }
 
     package static let defaultVideoLimits = VideoDecoder.Limits(maxPixels: 50_000_000, maxDuration: 4 * 3600, maxSeconds: 20)
@@ -120,7 +120,7 @@ package final class LibraryIndex: Sendable {
                 continue
             }
             // Files that are not images or videos are skipped.
-            guard let read = catalog.read(entry), let facts = try? ImageFacts.read(read, bytes: entry.size, limits: videoLimits)
+            guard let read = catalog.read(entry), let facts = try? ImageFacts.read(read, bytes: entry.size, reading: reading)
             else { continue }
             let item = Item(path: entry.path, version: entry.version, tag: entry.tag, facts: facts)
             items.append(item)
@@ -141,7 +141,7 @@ package final class LibraryIndex: Sendable {
     /// The facts of `path` at `version` from its bytes, kept for the next asker (the listing
     /// too). Blocking: a worker thread calls it.
     package func readFacts(of path: String, version: String, tag: String, content: SourceContent, bytes: Int64) throws -> ImageFacts {
-        let facts = try ImageFacts.read(content, bytes: bytes, limits: videoLimits)
+        let facts = try ImageFacts.read(content, bytes: bytes, reading: reading)
         known.withLock { $0[path] = Item(path: path, version: version, tag: tag, facts: facts) }
         return facts
     }

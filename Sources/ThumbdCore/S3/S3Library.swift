@@ -29,12 +29,12 @@ package struct S3Library: LibraryBackend {
     /// is how long a version (and the listing) is used without asking again.
     package init(location: S3Location, client: S3Client, ttl: Double, maxSourceBytes: Int, listPageSize: Int,
                  store: OriginalStore, pool: WorkerPool, clock: any MonotonicClock, logger: Logger,
-                 videoLimits: VideoDecoder.Limits = LibraryIndex.defaultVideoLimits) {
+                 reading: FactReading = FactReading()) {
         self.location = location
         objects = S3Objects(store: S3Bucket(client: client, maxBytes: maxSourceBytes), originals: store, ttl: ttl, clock: clock,
                              logger: logger)
         index = LibraryIndex(catalog: S3Catalog(objects: objects, pageSize: listPageSize), clock: clock, maxAge: ttl,
-                             videoLimits: videoLimits)
+                             reading: reading)
         self.pool = pool
         self.clock = clock
         s3Watermarks = S3Watermarks(location: location, objects: objects, pool: pool)

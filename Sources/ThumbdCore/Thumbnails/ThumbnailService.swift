@@ -78,13 +78,16 @@ package final class ThumbnailService: Sendable {
     private let limits: Limits
     /// Videos' posters and previews.
     private let stills: VideoStills
+    /// SVG and PDF pages, drawn by renderer processes; nil: none (415).
+    private let vectors: VectorSources?
     private let metrics: ThumbdMetrics
     private let clock: any MonotonicClock
     private let logger: Logger
 
     package init(store: VariantStore, pool: WorkerPool, memory: MemoryBudget, limits: Limits,
-         metrics: ThumbdMetrics, clock: any MonotonicClock, logger: Logger, faces: SourceFaces? = nil) {
+         metrics: ThumbdMetrics, clock: any MonotonicClock, logger: Logger, faces: SourceFaces? = nil, vectors: VectorSources? = nil) {
         self.store = store
+        self.vectors = vectors
         self.faces = faces
         self.pool = pool
         self.memory = memory
@@ -325,6 +328,7 @@ package final class ThumbnailService: Sendable {
     /// Worker thread: `pending`'s thumbnails of `loaded` planned (limits checked) and made, several
     /// from one shared decode (`SharedDecode`) where they can share it.
     private func transform(_ pending: [SourceBatches.Item], of name: SourceName, from loaded: LoadedSource) {
+        if ImageFormat.sniff(loaded.bytes)?.isVector == true { return transformDrawn(pending, of: name, from: loaded) }
         let identities = pending.map { $0.request.identity(of: name, at: loaded.version) }
         var planned: [PlannedTransform] = []
         for (item, identity) in zip(pending, identities) {
@@ -352,11 +356,73 @@ package final class ThumbnailService: Sendable {
         for transform in planned { make(transform, of: name, from: loaded, shared: nil, reserved: false) }
     }
 
+    /// Worker thread: thumbnails of an SVG or PDF, each made from a drawing of its page at the
+    /// scale its output needs, drawn by a renderer process within the working memory reserved
+    /// for it; then planned and made from the drawing like any raster.
+    private func transformDrawn(_ pending: [SourceBatches.Item], of name: SourceName, from loaded: LoadedSource) {
+        var headers: [Int: ImageHeader] = [:]
+        for item in pending {
+            let identity = item.request.identity(of: name, at: loaded.version)
+            let started = clock.now()
+            switch drawing(loaded, identity, item.flight, headers: &headers) {
+            case .success(let (source, options)):
+                switch plan(source, identity, item, options: options) {
+                case .success(let transform): make(transform, of: name, from: source, shared: nil, reserved: false)
+                case .failure(let failure): finish(item.flight, failed: failure, identity: identity, since: started)
+                }
+            case .failure(let failure): finish(item.flight, failed: failure, identity: identity, since: started)
+            case nil: continue  // nobody wants it any more
+            }
+        }
+    }
+
+    /// The page a thumbnail of a vector source needs, drawn: the drawing as its source and the
+    /// options to transform it with; nil when its flight was abandoned meanwhile.
+    private func drawing(_ loaded: LoadedSource, _ identity: ThumbnailIdentity, _ flight: String,
+                         headers: inout [Int: ImageHeader]) -> Result<(LoadedSource, TransformOptions), ThumbnailFailure>? {
+        if flights.abandonIfUnwanted(flight) { return nil }
+        guard let vectors else { return .failure(.imaging(.unsupportedFormat)) }
+        let options = identity.options
+        let stop = StopCheck { [flights] in flights.isUnwanted(flight) }
+        do throws(ImagingError) {
+            if options.redact != nil && options.page != 1 {
+                throw ImagingError.badParameter(name: "redact", detail: "redact works on the first page only, not page \(options.page)")
+            }
+            let header: ImageHeader
+            if let known = headers[options.page] {
+                header = known
+            } else {
+                header = try vectors.header(loaded.bytes, page: options.page, stop: stop)
+                headers[options.page] = header
+            }
+            try OutputGeometry(header: header, options: options).check(maxDimension: limits.maxDimension, maxPixels: limits.maxSourcePixels)
+            let scale = try vectors.scale(header, options: options)
+            let drawn = try memory.withReserved(VectorSources.drawingMemory(pixels: scale.pixels),
+                                                abandoned: { [flights] in flights.abandonIfUnwanted(flight) }) { () throws(ImagingError) in
+                try vectors.draw(loaded.bytes, page: options.page, scale: scale, stop: stop)
+            }
+            switch drawn {
+            case .success(let drawing): return .success((drawing.source(of: loaded), drawing.scale.options))
+            case .failure(.abandoned): return nil
+            case .failure(.overLimit(let needed, let limit)): return .failure(.workingMemory(needed: needed, limit: limit))
+            }
+        } catch .cancelled {
+            transformsCancelled.increment()
+            if flights.abandonIfUnwanted(flight) { return nil }
+            return .failure(.imaging(.cancelled))
+        } catch {
+            return .failure(.imaging(error))
+        }
+    }
+
     /// A transform whose source header and output passed the limits, with its working-memory
     /// estimate, ready to run.
     private struct PlannedTransform {
         let item: SourceBatches.Item
         let identity: ThumbnailIdentity
+        /// What the transform is run with: the identity's options, or a drawing's
+        /// (`VectorScale.options`).
+        let options: TransformOptions
         let header: ImageHeader
         let watermark: [UInt8]?
         let estimate: Int
@@ -364,9 +430,9 @@ package final class ThumbnailService: Sendable {
 
     /// The header and the output it asks for checked against the limits, the watermark read
     /// and the working memory estimated: everything decided before a pixel is decoded.
-    private func plan(_ source: LoadedSource, _ identity: ThumbnailIdentity,
-                      _ item: SourceBatches.Item) -> Result<PlannedTransform, ThumbnailFailure> {
-        let options = identity.options
+    private func plan(_ source: LoadedSource, _ identity: ThumbnailIdentity, _ item: SourceBatches.Item,
+                      options given: TransformOptions? = nil) -> Result<PlannedTransform, ThumbnailFailure> {
+        let options = given ?? identity.options
         do throws(ImagingError) {
             // Faces are found on the first page: another page's would go unhidden.
             if options.redact != nil && options.page != 1 {
@@ -375,23 +441,29 @@ package final class ThumbnailService: Sendable {
             let header = try ImageTransformer.checkedHeader(source.bytes, maxPixels: limits.maxSourcePixels,
                                                             animated: options.keepsFrames, maxFrames: limits.maxFrames,
                                                             page: options.page)
-            try OutputGeometry(header: header, options: options).check(maxDimension: limits.maxDimension,
-                                                                        maxPixels: limits.maxSourcePixels)
+            let geometry = OutputGeometry(header: header, options: options)
+            try geometry.check(maxDimension: limits.maxDimension, maxPixels: limits.maxSourcePixels)
             var watermark: (bytes: [UInt8], header: ImageHeader)?
-            if options.watermark != nil {
-                guard let bytes = item.request.watermark?.bytes() else {
+            if let mark = options.watermark {
+                guard var bytes = item.request.watermark?.bytes() else {
                     throw ImagingError.badParameter(name: "wm", detail: "the watermark image cannot be read")
                 }
                 // A watermark is decoded like a source: the same limits, from its header.
                 guard bytes.count <= limits.maxSourceBytes else {
                     throw ImagingError.badParameter(name: "wm", detail: "the watermark image is \(bytes.count) bytes, over the limit of \(limits.maxSourceBytes)")
                 }
+                // An SVG or PDF watermark is drawn by a renderer at the width it is placed at.
+                if ImageFormat.sniff(bytes)?.isVector == true {
+                    guard let vectors else { throw ImagingError.unsupportedFormat }
+                    let stop = StopCheck { [flights] in flights.isUnwanted(item.flight) }
+                    bytes = try vectors.watermark(bytes, width: Int((Double(geometry.width) * mark.scale).rounded()), stop: stop)
+                }
                 watermark = (bytes, try ImageTransformer.checkedHeader(bytes, maxPixels: limits.maxSourcePixels))
             }
             let estimate = WorkingMemory.estimate(header: header, options: options, sourceBytes: source.bytes.count,
                                                   watermark: watermark?.header, watermarkBytes: watermark?.bytes.count ?? 0)
-            return .success(PlannedTransform(item: item, identity: identity, header: header, watermark: watermark?.bytes,
-                                             estimate: estimate))
+            return .success(PlannedTransform(item: item, identity: identity, options: options, header: header,
+                                             watermark: watermark?.bytes, estimate: estimate))
         } catch {
             return .failure(.imaging(error))
         }
@@ -414,7 +486,7 @@ package final class ThumbnailService: Sendable {
         }
         func run() throws(ImagingError) -> ImageTransformer.Output {
             defer { transformsRun.increment() }
-            return try ImageTransformer.transform(source.bytes, header: transform.header, options: identity.options, faces: faces,
+            return try ImageTransformer.transform(source.bytes, header: transform.header, options: transform.options, faces: faces,
                                                   watermark: transform.watermark, shared: shared, stop: stop)
         }
         let output: ImageTransformer.Output

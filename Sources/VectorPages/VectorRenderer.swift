@@ -1,0 +1,195 @@
+import Clocks
+import CSystem
+import Glibc
+import Imaging
+import Locking
+
+/// SVG and PDF pages read and drawn in renderer processes (`RendererChild`, `thumbd
+/// render-vectors`), never in the server's: a document that runs away (a blur that draws for
+/// seconds in one call, a parse that grows without end) costs its own process, which is
+/// killed at its deadline (`limits.vector_seconds`), when nobody waits for it any more, or
+/// by its own CPU and memory limits; the server's memory and CPU are untouched. A few warm
+/// renderers are kept (`limits.vector_renderers`) so an ordinary SVG costs no process start.
+/// Blocking: worker threads call it.
+public final class VectorRenderer: Sendable {
+    public struct Limits: Sendable, Equatable {
+        /// Wall-clock seconds one header or drawing may take (and CPU seconds it may use).
+        public var seconds: Double
+        /// Renderers kept warm between documents.
+        public var renderers: Int
+        /// Address space a header read may grow by: a header needs little.
+        public var headerMemory: Int
+
+        public init(seconds: Double = 10, renderers: Int = 1, headerMemory: Int = 128 << 20) {
+            self.seconds = seconds
+            self.renderers = renderers
+            self.headerMemory = headerMemory
+        }
+    }
+
+    /// What the renderers did so far, for the metrics.
+    public struct Statistics: Sendable, Equatable {
+        public var started = 0
+        /// Requests answered (a header, a drawing, or the document's own refusal).
+        public var answered = 0
+        /// Killed at their deadline.
+        public var timedOut = 0
+        /// Killed because nobody waited any more.
+        public var stopped = 0
+        /// Died at work: a limit, a crash.
+        public var died = 0
+    }
+
+    public let command: [String]
+    public let limits: Limits
+    private let counts = Locked(Statistics())
+    private let clock: any MonotonicClock
+    private let idle = Locked<(processes: [RendererProcess], closed: Bool)>(([], false))
+    /// Told once whether the renderers run sandboxed (a log line).
+    private let reportSandbox: @Sendable (Bool) -> Void
+    private let reported = Locked(false)
+
+    /// How many documents one renderer draws before a fresh one takes over (what its heap
+    /// kept of them goes with it).
+    static let documentsPerProcess = 200
+    /// A renderer's own start: it loads libvips, librsvg, poppler and the fonts.
+    static let startTimeout = 30.0
+
+    public init(command: [String], limits: Limits = Limits(), clock: any MonotonicClock = SystemClock(),
+                reportSandbox: @escaping @Sendable (Bool) -> Void = { _ in }) {
+        csys_ignore_sigpipe()
+        self.command = command
+        self.limits = limits
+        self.clock = clock
+        self.reportSandbox = reportSandbox
+    }
+
+    deinit { close() }
+
+    /// The command of this executable's renderer: itself when it is `thumbd`, else a `thumbd`
+    /// beside it (a test runner's build folder); nil when there is none.
+    public static func defaultCommand() -> [String]? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        let exe = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let folder = exe.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        if exe.hasSuffix("/thumbd") { return [exe, "render-vectors"] }
+        let sibling = folder + "/thumbd"
+        return access(sibling, X_OK) == 0 ? [sibling, "render-vectors"] : nil
+    }
+
+    /// The header of `page` (from 1): the nominal size, the pages, the loader. `stop` says
+    /// when nobody wants it any more.
+    public func header(of document: [UInt8], page: Int, stop: StopCheck? = nil) throws(ImagingError) -> ImageHeader {
+        let reply = try exchange(RenderRequest(operation: .header, page: page, cpuSeconds: limits.seconds,
+                                               memoryBytes: limits.headerMemory, document: document), maxBody: 1 << 16, stop: stop)
+        return reply.header
+    }
+
+    /// `page` drawn at `scale` of its nominal size, as an uncompressed TIFF: refused
+    /// (`tooManyPixels`) past `maxPixels` before it is drawn. `memoryBytes`: what the renderer's
+    /// address space may grow by meanwhile.
+    public func draw(_ document: [UInt8], page: Int, scale: Double, maxPixels: Int, memoryBytes: Int,
+                     stop: StopCheck? = nil) throws(ImagingError) -> [UInt8] {
+        let request = RenderRequest(operation: .draw, page: page, scale: scale, maxPixels: maxPixels, cpuSeconds: limits.seconds,
+                                    memoryBytes: memoryBytes, document: document)
+        return try exchange(request, maxBody: maxPixels * 4 + (1 << 20), stop: stop).body
+    }
+
+    /// Ends every renderer kept: a service that stops.
+    public func close() {
+        let kept = idle.withLock { state -> [RendererProcess] in
+            state.closed = true
+            defer { state.processes = [] }
+            return state.processes
+        }
+        for process in kept { process.retire() }
+    }
+
+    /// Renderers kept warm now.
+    public var warm: Int { idle.withLock { $0.processes.count } }
+
+    public var statistics: Statistics { counts.withLock { $0 } }
+
+    private func count(_ what: WritableKeyPath<Statistics, Int>) { counts.withLock { $0[keyPath: what] += 1 } }
+
+    private func exchange(_ request: RenderRequest, maxBody: Int, stop: StopCheck?) throws(ImagingError) -> RenderReply {
+        // A renderer that went while idle is replaced once.
+        for attempt in 0..<2 {
+            let process = try checkout()
+            let deadline = clock.now() + limits.seconds
+            switch process.exchange(request, deadline: deadline, clock: clock, stop: stop, maxBody: maxBody) {
+            case .success(let reply):
+                checkin(process)
+                count(\.answered)
+                return try Self.result(reply, of: request)
+            case .failure(.gone) where attempt == 0:
+                continue
+            case .failure(let failure):
+                throw failed(failure)
+            }
+        }
+        throw .undecodable("no renderer could take the document")
+    }
+
+    private func failed(_ failure: RendererProcess.Failure) -> ImagingError {
+        switch failure {
+        case .timedOut:
+            count(\.timedOut)
+            return .undecodable("drawing it took longer than \(Self.seconds(limits.seconds)) s, the limit (limits.vector_seconds)")
+        case .stopped:
+            count(\.stopped)
+            return .cancelled
+        case .died(let why):
+            count(\.died)
+            return .undecodable("its renderer stopped: \(why)")
+        case .gone, .garbled:
+            count(\.died)
+            return .undecodable("its renderer stopped answering")
+        case .cannotStart(let why):
+            return .rendererUnavailable(why)
+        }
+    }
+
+    /// A reply as the caller's result: the header or drawing, or the document's refusal.
+    static func result(_ reply: RenderReply, of request: RenderRequest) throws(ImagingError) -> RenderReply {
+        switch reply.outcome {
+        case .ok: return reply
+        case .unsupported: throw .unsupportedFormat
+        case .tooManyPixels: throw .tooManyPixels(width: reply.width, height: reply.height, limit: request.maxPixels)
+        case .noSuchPage:
+            throw .badParameter(name: "page", detail: "page \(request.page) is past the source's \(reply.pages) page(s)")
+        case .undecodable, .ready: throw .undecodable(String(decoding: reply.body, as: UTF8.self))
+        }
+    }
+
+    private func checkout() throws(ImagingError) -> RendererProcess {
+        if let kept = idle.withLock({ $0.processes.popLast() }) { return kept }
+        do {
+            let process = try RendererProcess.start(command, timeout: Self.startTimeout)
+            count(\.started)
+            let first = reported.withLock { done -> Bool in
+                defer { done = true }
+                return !done
+            }
+            if first { reportSandbox(process.sandboxed) }
+            return process
+        } catch {
+            throw failed(error)
+        }
+    }
+
+    private func checkin(_ process: RendererProcess) {
+        let kept = process.answered < Self.documentsPerProcess && idle.withLock { state -> Bool in
+            guard !state.closed, state.processes.count < limits.renderers else { return false }
+            state.processes.append(process)
+            return true
+        }
+        if !kept { process.retire() }
+    }
+
+    private static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}
