@@ -190,7 +190,7 @@ let package = Package(
         .testTarget(name: "FileSystemTests", dependencies: ["FileSystem"]),
         .testTarget(name: "VideoTests", dependencies: ["Video", "TestSupport"]),
         .testTarget(name: "VectorPagesTests", dependencies: [
-            "VectorPages", "Imaging", "TestSupport",
+            "VectorPages", "Imaging", "Clocks", "TestSupport",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "WireCodingTests", dependencies: [

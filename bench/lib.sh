@@ -103,6 +103,16 @@ tree_ticks() {
     echo "$total"
 }
 
+# family_ticks PID: the CPU of the process, of its children alive now and of those it has
+# reaped (cutime and cstime): a server's renderer processes included, whether they still run
+family_ticks() {
+    local total=0 p
+    for p in "$1" $(pgrep -P "$1" || true); do
+        total=$((total + $(sed 's/.*) //' "/proc/$p/stat" | awk '{ print $12 + $13 + $14 + $15 }')))
+    done
+    echo "$total"
+}
+
 # fetch_all URLS_FILE [CURL_ARGS...] -> the elapsed seconds of fetching every url of a curl
 # config file, 4 at a time; fails unless every answer is a 200
 fetch_all() {

@@ -47,5 +47,7 @@ bench/faces.sh
 echo
 bench/video.sh
 echo
+bench/vectors.sh
+echo
 # Disk tier start-up with 100,000 entries (index rebuilt in the background while serving).
 THUMBD_INDEX_ENTRIES=100000 swift test --filter DiskIndexScaleTests 2>&1 | grep -a "disk index"

@@ -300,6 +300,18 @@ for n, (w, h) in enumerate([(640, 480), (480, 640), (600, 600)], 1):
     png(f"{sys.argv[1]}/photo-{n}.png", w, h,
         (bytes(v for x in range(w) for v in (x * 255 // w, y * 255 // h, (x + y + 60 * n) % 256)) for y in range(h)))
 png(f"{sys.argv[1]}/noise.png", 2000, 2000, (os.urandom(2000 * 3) for _ in range(2000)))
+# A one-page PDF filled red, its cross-reference table counted for these bytes.
+objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+           b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 100 100] /Contents 4 0 R >>",
+           b"<< /Length 27 >>\nstream\n0.9 0.1 0.1 rg 0 0 100 100 re f\nendstream"]
+out, offsets = b"%PDF-1.4\n", []
+for n, body in enumerate(objects, 1):
+    offsets.append(len(out))
+    out += b"%d 0 obj\n" % n + body + b"\nendobj\n"
+xref = len(out)
+out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1) + b"".join(b"%010d 00000 n \n" % o for o in offsets)
+out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+open(f"{sys.argv[1]}/page.pdf", "wb").write(out)
 EOF
 # A real photograph with a face, for the detector the image carries (scripts/face-photos.sh).
 scripts/face-photos.sh
@@ -471,11 +483,9 @@ check_faces_found() {
     [ "$code" = 200 ] || { echo "face crop: $code"; return 1; }
 }
 
-check_video_poster_and_original() {  # FFmpeg's libraries in the image: the frame at 1.5 s is green
-    local code
-    # One pixel: every PNG filter leaves a lone pixel of the first row as it is.
-    code=$(request "$base/img/clip.mp4?w=1&h=1&fit=fill&t=1.5&fm=png")
-    [ "$code" = 200 ] || { echo "poster: $code $(head -c 300 "$work/b")"; return 1; }
+# first_pixel PNG: "r g b" of its first pixel (every PNG filter leaves a lone pixel of the
+# first row as it is).
+first_pixel() {
     python3 -c '
 import struct, sys, zlib
 data = open(sys.argv[1], "rb").read()
@@ -484,11 +494,29 @@ while i < len(data):
     length, kind = struct.unpack(">I", data[i:i + 4])[0], data[i + 4:i + 8]
     if kind == b"IDAT": idat += data[i + 8:i + 8 + length]
     i += 12 + length
-r, g, b = zlib.decompress(idat)[1:4]
-sys.exit(0 if g > 200 and r < 60 and b < 60 else 1)' "$work/b" \
-        || { echo "poster: not green at 1.5 s"; return 1; }
+print(*zlib.decompress(idat)[1:4])' "$1"
+}
+
+check_video_poster_and_original() {  # FFmpeg's libraries in the image: the frame at 1.5 s is green
+    local code
+    # One pixel: every PNG filter leaves a lone pixel of the first row as it is.
+    code=$(request "$base/img/clip.mp4?w=1&h=1&fit=fill&t=1.5&fm=png")
+    [ "$code" = 200 ] || { echo "poster: $code $(head -c 300 "$work/b")"; return 1; }
+    read -r r g b < <(first_pixel "$work/b")
+    [ "$g" -gt 200 ] && [ "$r" -lt 60 ] && [ "$b" -lt 60 ] || { echo "poster: not green at 1.5 s ($r $g $b)"; return 1; }
     code=$(request "$base/img/clip.mp4" -H "Range: bytes=0-99")
     [ "$code" = 206 ] && [ "$(header Content-Type)" = video/mp4 ] || { echo "original: $code $(header Content-Type)"; return 1; }
+}
+
+# A PDF page drawn by a renderer process the image's binary starts (render-vectors), under
+# its seccomp filter: no warning that the kernel refused it.
+check_pdf_page_in_sandboxed_renderer() {
+    local code
+    code=$(request "$base/img/page.pdf?w=1&h=1&fit=fill&fm=png")
+    [ "$code" = 200 ] || { echo "page: $code $(head -c 300 "$work/b")"; return 1; }
+    read -r r g b < <(first_pixel "$work/b")
+    [ "$r" -gt 200 ] && [ "$g" -lt 60 ] && [ "$b" -lt 60 ] || { echo "page: not red ($r $g $b)"; return 1; }
+    if docker logs "$c" 2>&1 | grep -q 'without their seccomp filter'; then echo "the renderer runs without its seccomp filter"; return 1; fi
 }
 
 healthy_seconds=""
@@ -854,6 +882,7 @@ check runtime_packages_provide_libraries
 check image_under_400mb
 check faces_found
 check video_poster_and_original
+check pdf_page_in_sandboxed_renderer
 # The compose service runs while the HEALTHCHECK's first interval (15 s) passes.
 check compose_single
 check healthcheck_turns_healthy

@@ -69,6 +69,13 @@ int csys_wait_readable(int fd, int timeout_ms) {
 void csys_ignore_sigpipe(void) { signal(SIGPIPE, SIG_IGN); }
 
 void csys_child_defaults(void) {
+    /* What the libraries print about a document (poppler's syntax errors, librsvg's warnings)
+       is no line of the server's log: a hostile document could fill it. */
+    int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (null >= 0) {
+        dup2(null, 2);
+        close(null);
+    }
     struct rlimit none = { 0, 0 };
     setrlimit(RLIMIT_CORE, &none);
     setrlimit(RLIMIT_FSIZE, &none);

@@ -8,9 +8,12 @@ import Locking
 /// render-vectors`), never in the server's: a document that runs away (a blur that draws for
 /// seconds in one call, a parse that grows without end) costs its own process, which is
 /// killed at its deadline (`limits.vector_seconds`), when nobody waits for it any more, or
-/// by its own CPU and memory limits; the server's memory and CPU are untouched. A few warm
-/// renderers are kept (`limits.vector_renderers`) so an ordinary SVG costs no process start.
-/// Blocking: worker threads call it.
+/// by its own CPU and memory limits; the server's memory and CPU are untouched. Warm
+/// renderers are kept (`limits.vector_renderers`) so an ordinary SVG costs no process start;
+/// documents drawn at once beyond them get renderers of their own, kept as spares while the
+/// work lasts and let go once they have waited 2 s, when the worker pool next goes idle
+/// (`retireSpares`), so a burst does not start a process per document. Blocking: worker
+/// threads call it.
 public final class VectorRenderer: Sendable {
     public struct Limits: Sendable, Equatable {
         /// Wall-clock seconds one header or drawing may take (and CPU seconds it may use).
@@ -44,7 +47,8 @@ public final class VectorRenderer: Sendable {
     public let limits: Limits
     private let counts = Locked(Statistics())
     private let clock: any MonotonicClock
-    private let idle = Locked<(processes: [RendererProcess], closed: Bool)>(([], false))
+    /// Renderers waiting for a document, each with when it came back (newest last).
+    private let idle = Locked<(processes: [(process: RendererProcess, since: Double)], closed: Bool)>(([], false))
     /// Told once whether the renderers run sandboxed (a log line).
     private let reportSandbox: @Sendable (Bool) -> Void
     private let reported = Locked(false)
@@ -52,6 +56,10 @@ public final class VectorRenderer: Sendable {
     /// How many documents one renderer draws before a fresh one takes over (what its heap
     /// kept of them goes with it).
     static let documentsPerProcess = 200
+    /// What reading a document of `bytes` may take beyond its drawing: an SVG's tree, a PDF's
+    /// objects, a few times its size.
+    public static func documentMemory(_ bytes: Int) -> Int { bytes * 8 }
+
     /// A renderer's own start: it loads libvips, librsvg, poppler and the fonts.
     static let startTimeout = 30.0
 
@@ -83,7 +91,8 @@ public final class VectorRenderer: Sendable {
     /// when nobody wants it any more.
     public func header(of document: [UInt8], page: Int, stop: StopCheck? = nil) throws(ImagingError) -> ImageHeader {
         let reply = try exchange(RenderRequest(operation: .header, page: page, cpuSeconds: limits.seconds,
-                                               memoryBytes: limits.headerMemory, document: document), maxBody: 1 << 16, stop: stop)
+                                               memoryBytes: limits.headerMemory + Self.documentMemory(document.count),
+                                               document: document), maxBody: 1 << 16, stop: stop)
         return reply.header
     }
 
@@ -102,7 +111,7 @@ public final class VectorRenderer: Sendable {
         let kept = idle.withLock { state -> [RendererProcess] in
             state.closed = true
             defer { state.processes = [] }
-            return state.processes
+            return state.processes.map(\.process)
         }
         for process in kept { process.retire() }
     }
@@ -165,7 +174,7 @@ public final class VectorRenderer: Sendable {
     }
 
     private func checkout() throws(ImagingError) -> RendererProcess {
-        if let kept = idle.withLock({ $0.processes.popLast() }) { return kept }
+        if let kept = idle.withLock({ $0.processes.popLast() }) { return kept.process }
         do {
             let process = try RendererProcess.start(command, timeout: Self.startTimeout)
             count(\.started)
@@ -181,13 +190,35 @@ public final class VectorRenderer: Sendable {
     }
 
     private func checkin(_ process: RendererProcess) {
+        let now = clock.now()
         let kept = process.answered < Self.documentsPerProcess && idle.withLock { state -> Bool in
-            guard !state.closed, state.processes.count < limits.renderers else { return false }
-            state.processes.append(process)
+            guard !state.closed else { return false }
+            state.processes.append((process, now))
             return true
         }
         if !kept { process.retire() }
     }
+
+    /// Lets go of the renderers kept beyond `limits.renderers` (the spares of a burst) that
+    /// have waited `spareSeconds` for a document: the worker pool calls it when it goes idle,
+    /// so a burst's spares stay while it lasts, and go at the next idle moment after it.
+    public func retireSpares() {
+        let now = clock.now()
+        let spares = idle.withLock { state -> [RendererProcess] in
+            var extra = state.processes.count - limits.renderers
+            var retired: [RendererProcess] = []
+            // The longest idle first: they come back first and are at the front.
+            while extra > 0, let oldest = state.processes.first, now - oldest.since >= Self.spareSeconds {
+                retired.append(state.processes.removeFirst().process)
+                extra -= 1
+            }
+            return retired
+        }
+        for process in spares { process.retire() }
+    }
+
+    /// How long a spare renderer waits for another document before it may be let go.
+    static let spareSeconds = 2.0
 
     private static func seconds(_ value: Double) -> String {
         value == value.rounded() ? String(Int(value)) : String(value)

@@ -1,3 +1,5 @@
+import Clocks
+import Dispatch
 import Foundation
 import Imaging
 import Synchronization
@@ -44,6 +46,30 @@ import TestSupport
         let tiff = try renderer.draw(pdf, page: 3, scale: 2, maxPixels: 1_000_000, memoryBytes: 64 << 20)
         let drawn = try ImageHeader.read(tiff)
         #expect(drawn.width == 100 && drawn.height == 800)
+    }
+
+    @Test func aBurstsSparesAreKeptWhileItLastsAndLetGoAfter() throws {
+        let clock = ManualClock()
+        let command = try #require(VectorRenderer.defaultCommand())
+        let renderer = VectorRenderer(command: command, limits: .init(seconds: 10, renderers: 1), clock: clock)
+        defer { renderer.close() }
+        let ready = DispatchSemaphore(value: 0)
+        DispatchQueue.concurrentPerform(iterations: 3) { _ in
+            _ = try? renderer.draw(Self.svg, page: 1, scale: 4, maxPixels: 1_000_000, memoryBytes: 64 << 20)
+            ready.signal()
+        }
+        for _ in 0..<3 { ready.wait() }
+        #expect(renderer.warm >= 1 && renderer.warm == renderer.statistics.started)
+        let started = renderer.statistics.started
+        // The next documents reuse what the burst started.
+        for _ in 0..<3 { _ = try renderer.header(of: Self.svg, page: 1) }
+        #expect(renderer.statistics.started == started)
+        // Spares that waited less than a while stay (the burst may go on); then they go.
+        renderer.retireSpares()
+        #expect(renderer.warm == started)
+        clock.advance(by: VectorRenderer.spareSeconds)
+        renderer.retireSpares()
+        #expect(renderer.warm == 1)
     }
 
     @Test func aDrawingOverItsPixelLimitIsRefusedBeforeItIsDrawn() throws {

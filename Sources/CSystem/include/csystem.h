@@ -56,8 +56,9 @@ int csys_wait_readable(int fd, int timeout_ms);
 /// SIGPIPE ignored process-wide: a write to a renderer that died fails with EPIPE instead.
 void csys_ignore_sigpipe(void);
 
-/// In a renderer, before it reads anything: no core files, no file grows past 0 bytes (a pipe
-/// is not a file), first in line for the kernel's OOM killer, one malloc arena.
+/// In a renderer, before it reads anything: its standard error to /dev/null (what libraries
+/// print about a document is not the server's log), no core files, no file grows past 0 bytes
+/// (a pipe is not a file), first in line for the kernel's OOM killer, one malloc arena.
 void csys_child_defaults(void);
 /// In a renderer: a seccomp filter that refuses sockets, running programs, processes other
 /// than threads, opening files for writing and changing the file system. 0, or -1 with errno

@@ -54,9 +54,12 @@ public final class ThumbdApp: HTTPHandler {
                                      avifEffort: config.output.avifEffort)
         let links = ImageLinks(signer: signer)
         let authorization = TargetAuthorization(signer: signer, clock: wallClock)
-        // Idle: libjpeg's kept buffers are unmapped, then what malloc freed goes back.
+        let vectors = Self.vectorSources(config, clock: clock, logger: logger)
+        self.vectors = vectors
+        // Idle: libjpeg's kept buffers are unmapped, a burst's spare renderers let go, then
+        // what malloc freed goes back.
         let pool = WorkerPool(workers: config.limits.workers, queueLimit: config.limits.queue,
-                              whenIdle: { DecoderScratch.release(); csys_release_free_memory() })
+                              whenIdle: { DecoderScratch.release(); vectors?.renderer.retireSpares(); csys_release_free_memory() })
         var disk: DiskCache?
         if config.cache.diskBytes > 0 {
             disk = DiskCache(directory: config.cache.dir, capacityBytes: config.cache.diskBytes,
@@ -79,7 +82,6 @@ public final class ThumbdApp: HTTPHandler {
         }
         let budget = MemoryBudget(limit: memory.transformBudget, reservedChanged: yielding)
         let faces = detector.map { SourceFaces(detector: $0, store: store, maxPixels: config.limits.maxSourcePixels) }
-        vectors = Self.vectorSources(config, clock: clock, logger: logger)
         let limits = ThumbnailService.Limits(maxSourceBytes: config.limits.maxSourceBytes, maxSourcePixels: config.limits.maxSourcePixels,
                                              maxDimension: config.limits.maxDimension, maxFrames: config.limits.maxFrames,
                                              sharesDecodes: config.output.sharedDecode, videoMaxDuration: config.limits.videoMaxDuration,

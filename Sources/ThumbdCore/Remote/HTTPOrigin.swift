@@ -62,7 +62,8 @@ package struct HTTPOrigin: OriginStore {
         } catch {
             switch error {
             case .status(let code): return code < 500
-            case .tooManyRedirects: return true
+            // It answered: a redirect, or a whole body where the first byte was asked.
+            case .tooManyRedirects, .tooLarge: return true
             default: return false
             }
         }

@@ -360,11 +360,10 @@ package final class ThumbnailService: Sendable {
     /// scale its output needs, drawn by a renderer process within the working memory reserved
     /// for it; then planned and made from the drawing like any raster.
     private func transformDrawn(_ pending: [SourceBatches.Item], of name: SourceName, from loaded: LoadedSource) {
-        var headers: [Int: ImageHeader] = [:]
         for item in pending {
             let identity = item.request.identity(of: name, at: loaded.version)
             let started = clock.now()
-            switch drawing(loaded, identity, item.flight, headers: &headers) {
+            switch drawing(loaded, of: name, identity, item.flight) {
             case .success(let (source, options)):
                 switch plan(source, identity, item, options: options) {
                 case .success(let transform): make(transform, of: name, from: source, shared: nil, reserved: false)
@@ -378,8 +377,8 @@ package final class ThumbnailService: Sendable {
 
     /// The page a thumbnail of a vector source needs, drawn: the drawing as its source and the
     /// options to transform it with; nil when its flight was abandoned meanwhile.
-    private func drawing(_ loaded: LoadedSource, _ identity: ThumbnailIdentity, _ flight: String,
-                         headers: inout [Int: ImageHeader]) -> Result<(LoadedSource, TransformOptions), ThumbnailFailure>? {
+    private func drawing(_ loaded: LoadedSource, of name: SourceName, _ identity: ThumbnailIdentity,
+                         _ flight: String) -> Result<(LoadedSource, TransformOptions), ThumbnailFailure>? {
         if flights.abandonIfUnwanted(flight) { return nil }
         guard let vectors else { return .failure(.imaging(.unsupportedFormat)) }
         let options = identity.options
@@ -388,16 +387,10 @@ package final class ThumbnailService: Sendable {
             if options.redact != nil && options.page != 1 {
                 throw ImagingError.badParameter(name: "redact", detail: "redact works on the first page only, not page \(options.page)")
             }
-            let header: ImageHeader
-            if let known = headers[options.page] {
-                header = known
-            } else {
-                header = try vectors.header(loaded.bytes, page: options.page, stop: stop)
-                headers[options.page] = header
-            }
+            let header = try vectors.header(loaded.bytes, page: options.page, of: name, at: loaded.version, stop: stop)
             try OutputGeometry(header: header, options: options).check(maxDimension: limits.maxDimension, maxPixels: limits.maxSourcePixels)
             let scale = try vectors.scale(header, options: options)
-            let drawn = try memory.withReserved(VectorSources.drawingMemory(pixels: scale.pixels),
+            let drawn = try memory.withReserved(VectorSources.drawingMemory(pixels: scale.pixels, documentBytes: loaded.bytes.count),
                                                 abandoned: { [flights] in flights.abandonIfUnwanted(flight) }) { () throws(ImagingError) in
                 try vectors.draw(loaded.bytes, page: options.page, scale: scale, stop: stop)
             }

@@ -1,3 +1,4 @@
+import Cache
 import Imaging
 import ThumbdProtocol
 import VectorPages
@@ -12,6 +13,8 @@ package struct VectorSources: Sendable {
     /// Drawings with more pixels are refused (422) before they are drawn
     /// (`limits.max_source_pixels`): the limit is the drawing's, not the page's nominal size.
     package let maxPixels: Int
+    /// Pages' headers by source, version and page: a grid's sizes of one page read it once.
+    private let headers = SharedLRUCache<String, ImageHeader>(capacity: 4096)
 
     package init(renderer: VectorRenderer, maxPixels: Int) {
         self.renderer = renderer
@@ -33,9 +36,15 @@ package struct VectorSources: Sendable {
         }
     }
 
-    /// The header of `page` (from 1): the page's nominal size, and the document's pages.
-    package func header(_ document: [UInt8], page: Int, stop: StopCheck? = nil) throws(ImagingError) -> ImageHeader {
-        try renderer.header(of: document, page: page, stop: stop)
+    /// The header of `page` (from 1): the page's nominal size, and the document's pages; read
+    /// once per source version and page when they are given.
+    package func header(_ document: [UInt8], page: Int, of name: SourceName? = nil, at version: SourceVersion? = nil,
+                        stop: StopCheck? = nil) throws(ImagingError) -> ImageHeader {
+        let key = name.flatMap { name in version.map { "\(name.text)|\($0.tag.text)|\(page)" } }
+        if let key, let known = headers.get(key) { return known }
+        let header = try renderer.header(of: document, page: page, stop: stop)
+        if let key { headers.put(key, header, cost: 1) }
+        return header
     }
 
     /// The scale `options` need of a page with `header`, checked: `rect` within the page, the
@@ -49,14 +58,16 @@ package struct VectorSources: Sendable {
         return scale
     }
 
-    /// Working memory a drawing of `pixels` takes in its renderer: the surface, a filter's
-    /// copies of it, and the libraries' own.
-    package static func drawingMemory(pixels: Int) -> Int { pixels * 4 * 6 + (64 << 20) }
+    /// Working memory a drawing of `pixels` from a document of `documentBytes` takes in its
+    /// renderer: the surface and a filter's copies of it, the document read, the libraries' own.
+    package static func drawingMemory(pixels: Int, documentBytes: Int) -> Int {
+        pixels * 4 * 6 + VectorRenderer.documentMemory(documentBytes) + (64 << 20)
+    }
 
     /// The page drawn as `scale` says, its renderer's memory bounded by `drawingMemory`.
     package func draw(_ document: [UInt8], page: Int, scale: VectorScale, stop: StopCheck? = nil) throws(ImagingError) -> Drawing {
         let tiff = try renderer.draw(document, page: page, scale: scale.scale, maxPixels: maxPixels,
-                                     memoryBytes: Self.drawingMemory(pixels: scale.pixels), stop: stop)
+                                     memoryBytes: Self.drawingMemory(pixels: scale.pixels, documentBytes: document.count), stop: stop)
         return Drawing(tiff: tiff, scale: scale)
     }
 
