@@ -42,4 +42,18 @@ public struct VectorScale: Sendable, Equatable {
         options.page = 1
         self.options = options
     }
+
+    /// The same scale for a drawing of `drawnWidth` x `drawnHeight` (the renderer's rounding
+    /// of a fractional page size may differ by a pixel): `rect` kept within it.
+    public func fitted(to drawnWidth: Int, _ drawnHeight: Int) -> VectorScale {
+        var fitted = self
+        fitted.width = max(1, drawnWidth)
+        fitted.height = max(1, drawnHeight)
+        if let region = options.region {
+            let x = min(region.x, fitted.width - 1), y = min(region.y, fitted.height - 1)
+            fitted.options.region = PixelRect(x: x, y: y, width: min(region.width, fitted.width - x),
+                                              height: min(region.height, fitted.height - y))
+        }
+        return fitted
+    }
 }

@@ -1,10 +1,14 @@
-/// What the server asks a renderer process: the header of a page, or the page drawn at a scale,
-/// within the CPU and memory the renderer may spend on it. Sent as one frame on the renderer's
-/// stdin: a fixed head (little-endian) and the document's bytes.
+/// What the server asks a renderer process: the header of a page, or the page drawn at a scale.
+/// Sent as one frame on the renderer's stdin: a fixed head (little-endian) and the document's
+/// bytes. (The CPU and memory it may spend on it the server sets itself, as the renderer's
+/// rlimits, before it sends the frame.)
 public struct RenderRequest: Sendable, Equatable {
     public enum Operation: UInt8, Sendable {
         case header = 1
         case draw = 2
+        /// The renderer tries what its sandbox must refuse and says how each went (the tests
+        /// check the sandbox of the real process with it).
+        case checkSandbox = 3
     }
 
     public var operation: Operation
@@ -14,26 +18,19 @@ public struct RenderRequest: Sendable, Equatable {
     public var scale: Double
     /// A drawing with more pixels is refused before it is drawn (draw only).
     public var maxPixels: Int
-    /// CPU seconds the renderer may spend on it (its RLIMIT_CPU from now).
-    public var cpuSeconds: Double
-    /// Bytes its address space may grow by meanwhile (its RLIMIT_AS from now).
-    public var memoryBytes: Int
     public var document: [UInt8]
 
-    public init(operation: Operation, page: Int, scale: Double = 1, maxPixels: Int = 0, cpuSeconds: Double, memoryBytes: Int,
-                document: [UInt8]) {
+    public init(operation: Operation, page: Int, scale: Double = 1, maxPixels: Int = 0, document: [UInt8]) {
         self.operation = operation
         self.page = page
         self.scale = scale
         self.maxPixels = maxPixels
-        self.cpuSeconds = cpuSeconds
-        self.memoryBytes = memoryBytes
         self.document = document
     }
 
     static let magic: [UInt8] = Array("TVRQ".utf8)
-    /// magic, operation, page, scale, max pixels, CPU milliseconds, memory, document length.
-    public static let headLength = 4 + 1 + 4 + 8 + 8 + 4 + 8 + 8
+    /// magic, operation, page, scale, max pixels, document length.
+    public static let headLength = 4 + 1 + 4 + 8 + 8 + 8
     /// The longest document a renderer reads: far over `limits.max_source_bytes`' range.
     public static let maxDocument = 1 << 34
 
@@ -44,8 +41,6 @@ public struct RenderRequest: Sendable, Equatable {
         bytes.appendLittleEndian(UInt32(clamping: page))
         bytes.appendLittleEndian(scale.bitPattern)
         bytes.appendLittleEndian(UInt64(clamping: maxPixels))
-        bytes.appendLittleEndian(UInt32(clamping: Int((cpuSeconds * 1000).rounded(.up))))
-        bytes.appendLittleEndian(UInt64(clamping: memoryBytes))
         bytes.appendLittleEndian(UInt64(document.count))
         return bytes
     }
@@ -57,11 +52,9 @@ public struct RenderRequest: Sendable, Equatable {
               let operation = Operation(rawValue: bytes[4]) else { return nil }
         var reader = LittleEndianReader(bytes, at: 5)
         let page = Int(reader.uint32()), scale = Double(bitPattern: reader.uint64()), maxPixels = reader.uint64()
-        let cpu = Double(reader.uint32()) / 1000, memory = reader.uint64(), length = reader.uint64()
-        guard page >= 1, scale.isFinite, scale > 0, maxPixels <= UInt64(Int.max), memory <= UInt64(Int.max),
-              length <= UInt64(maxDocument) else { return nil }
-        return (RenderRequest(operation: operation, page: page, scale: scale, maxPixels: Int(maxPixels), cpuSeconds: cpu,
-                              memoryBytes: Int(memory), document: []), Int(length))
+        let length = reader.uint64()
+        guard page >= 1, scale.isFinite, scale > 0, maxPixels <= UInt64(Int.max), length <= UInt64(maxDocument) else { return nil }
+        return (RenderRequest(operation: operation, page: page, scale: scale, maxPixels: Int(maxPixels), document: []), Int(length))
     }
 }
 

@@ -4,17 +4,22 @@ import Imaging
 
 /// The renderer process itself (`thumbd render-vectors`, started by `VectorRenderer`): reads
 /// `RenderRequest`s on stdin and answers each on stdout until stdin closes. Before the first,
-/// it loads what drawing needs (librsvg, poppler, fonts), then locks itself in: a seccomp
-/// filter (no socket, no program, no other process, no file opened for writing or changed),
-/// no core file, no file grown, first in line for the OOM killer; and before each document,
-/// the CPU time and the memory it may spend on it. Whatever a document does, it does here.
+/// it loads what drawing needs (librsvg, poppler, fonts), then locks itself in: hard limits
+/// on its address space and CPU time that nothing can raise, no file grown, and a seccomp
+/// filter (no socket, no program, no other process, no signal to another, no limit set, no
+/// file opened for writing or changed); no core file, first in line for the OOM killer, its
+/// standard error thrown away. Before each document the server sets the CPU time and memory
+/// it may spend on it (`csys_limit_child`). Whatever a document does, it does here.
 public enum RendererChild {
-    public static func run() -> Never {
-        csys_child_defaults()
+    /// `maxGrowth`: bytes its address space may ever grow by past its start; `maxCPUSeconds`:
+    /// the CPU time of its whole life (the server retires it well before).
+    public static func run(maxGrowth: Int, maxCPUSeconds: Double) -> Never {
+        csys_child_prepare()
         VectorDrawing.allowInThisProcess()
         warmUp()
+        let locked = csys_child_lock(UInt64(max(0, maxGrowth)), maxCPUSeconds) == 0
         let sandboxed = csys_sandbox() == 0
-        let hello = RenderReply(outcome: .ready, body: Array((sandboxed ? "seccomp" : "rlimits only").utf8))
+        let hello = RenderReply(outcome: .ready, body: Array((locked && sandboxed ? "seccomp" : "unlocked").utf8))
         guard Pipe.write(1, hello.frame) else { exit(1) }
         while true {
             // End of input: the server closed its side (it stopped, or let this renderer go).
@@ -23,7 +28,6 @@ public enum RendererChild {
             guard let document = Pipe.read(0, count: length) else { exit(0) }
             var asked = request
             asked.document = document
-            _ = csys_limit_next(asked.cpuSeconds, UInt64(asked.memoryBytes))
             guard Pipe.write(1, answer(asked).frame) else { exit(0) }
         }
     }
@@ -48,6 +52,10 @@ public enum RendererChild {
                                                    maxPixels: request.maxPixels)
                 return RenderReply(outcome: .ok, width: drawn.width, height: drawn.height, pages: 1, bands: 4, hasAlpha: true,
                                    loader: "tiffload_buffer", body: drawn.tiff)
+            case .checkSandbox:
+                var report = [CChar](repeating: 0, count: 1024)
+                csys_sandbox_report(&report, report.count)
+                return RenderReply(outcome: .ok, body: Array(String(cString: report).utf8))
             }
         } catch {
             switch error {

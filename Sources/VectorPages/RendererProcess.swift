@@ -39,8 +39,9 @@ final class RendererProcess: @unchecked Sendable {
         self.sandboxed = sandboxed
     }
 
-    /// Starts `command` and waits (up to `timeout` seconds) for its hello.
-    static func start(_ command: [String], timeout: Double) throws(Failure) -> RendererProcess {
+    /// Starts `command` with `environment` ("NAME=value" lines) and waits (up to `timeout`
+    /// seconds) for its hello.
+    static func start(_ command: [String], environment: [String], timeout: Double) throws(Failure) -> RendererProcess {
         var toChild: [Int32] = [-1, -1], fromChild: [Int32] = [-1, -1]
         guard csys_pipe(&toChild) == 0 else { throw .cannotStart("no pipe: errno \(errno)") }
         guard csys_pipe(&fromChild) == 0 else {
@@ -48,13 +49,17 @@ final class RendererProcess: @unchecked Sendable {
             throw .cannotStart("no pipe: errno \(errno)")
         }
         var pid: pid_t = 0
-        let copies = command.map { strdup($0) }
-        defer { copies.forEach { free($0) } }
+        let copies = command.map { strdup($0) }, variables = environment.map { strdup($0) }
+        defer { (copies + variables).forEach { free($0) } }
         let rc = (copies + [nil]).withUnsafeBufferPointer { argv in
-            csys_spawn(command[0], argv.baseAddress, toChild[0], fromChild[1], &pid)
+            (variables + [nil]).withUnsafeBufferPointer { envp in
+                csys_spawn(command[0], argv.baseAddress, envp.baseAddress, toChild[0], fromChild[1], &pid)
+            }
         }
         close(toChild[0])
         close(fromChild[1])
+        // Writes wait in steps, asking the deadline: a renderer that stops reading holds nobody.
+        _ = csys_set_nonblocking(toChild[1])
         guard rc == 0 else {
             close(toChild[1]); close(fromChild[0])
             throw .cannotStart("\(command[0]) could not be started: \(String(cString: strerror(rc)))")
@@ -74,19 +79,28 @@ final class RendererProcess: @unchecked Sendable {
         other.ended = true
     }
 
-    /// Sends `request` and waits for its reply until `deadline` (on `clock`) or until `stop`
-    /// says nobody wants it; past either, the process is killed.
-    func exchange(_ request: RenderRequest, deadline: Double, clock: any MonotonicClock, stop: StopCheck?,
-                  maxBody: Int) -> Result<RenderReply, Failure> {
-        guard Pipe.write(input, request.head), Pipe.write(input, request.document) else {
-            _ = end()
-            return .failure(.gone)
-        }
+    /// Sets the CPU seconds and the address-space growth the process may spend on `request`
+    /// (its soft rlimits, from the server's side), sends it and waits for its reply until
+    /// `deadline` (on `clock`) or until `stop` says nobody wants it; past either, the process
+    /// is killed.
+    func exchange(_ request: RenderRequest, cpuSeconds: Double, memoryBytes: Int, deadline: Double, clock: any MonotonicClock,
+                  stop: StopCheck?, maxBody: Int) -> Result<RenderReply, Failure> {
         var cut: Failure?
-        let reply = reply(maxBody: maxBody) {
+        let keepWaiting = {
             if clock.now() >= deadline { cut = .timedOut } else if stop?.shouldStop() == true { cut = .stopped }
             return cut == nil
         }
+        guard csys_limit_child(pid, cpuSeconds, UInt64(max(0, memoryBytes))) == 0 else {
+            _ = end()
+            return .failure(.gone)
+        }
+        guard Pipe.write(input, request.head, keepWaiting: keepWaiting),
+              Pipe.write(input, request.document, keepWaiting: keepWaiting) else {
+            let why = end()
+            // Gone before it read: a fresh one may take it; alive but not reading: killed.
+            return .failure(cut ?? (why != nil ? .gone : .died("it stopped reading its input")))
+        }
+        let reply = reply(maxBody: maxBody, keepWaiting: keepWaiting)
         guard let reply else {
             let why = end()
             return .failure(cut ?? (why.map { .died($0) } ?? .garbled))

@@ -62,10 +62,45 @@ public final class VectorRenderer: Sendable {
 
     /// A renderer's own start: it loads libvips, librsvg, poppler and the fonts.
     static let startTimeout = 30.0
+    /// What a renderer's address space may ever grow by (each document's own bound is set
+    /// lower, from its reservation); a compromised renderer cannot raise either.
+    static let lifetimeGrowth = 4 << 30
+
+    /// The renderer's command line: the command and its lifetime limits.
+    var commandLine: [String] {
+        command + ["--max-growth", String(Self.lifetimeGrowth),
+                   "--max-cpu", String(Int((Double(Self.documentsPerProcess) * limits.seconds).rounded(.up)) + 60)]
+    }
+
+    /// The variables a renderer gets: what finding fonts and writing text needs, none of the
+    /// server's (`THUMBD_*` keys and secrets among them).
+    static func environment(from variables: [String]) -> [String] {
+        let names: Set<String> = ["PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "XDG_CACHE_HOME", "XDG_CONFIG_HOME",
+                                  "XDG_DATA_DIRS", "FONTCONFIG_FILE", "FONTCONFIG_PATH"]
+        return variables.filter { variable in
+            guard let equals = variable.firstIndex(of: "=") else { return false }
+            let name = String(variable[..<equals])
+            return names.contains(name) || name.hasPrefix("LC_")
+        }
+    }
+
+    /// This process's environment, as "NAME=value" lines.
+    static var processEnvironment: [String] {
+        var lines: [String] = []
+        var entry = environ
+        while let pointer = entry.pointee {
+            lines.append(String(cString: pointer))
+            entry += 1
+        }
+        return lines
+    }
 
     public init(command: [String], limits: Limits = Limits(), clock: any MonotonicClock = SystemClock(),
                 reportSandbox: @escaping @Sendable (Bool) -> Void = { _ in }) {
         csys_ignore_sigpipe()
+        // A renderer runs as the server's user: it must not read the server's memory or
+        // environment under /proc, nor trace it.
+        csys_set_undumpable()
         self.command = command
         self.limits = limits
         self.clock = clock
@@ -90,9 +125,8 @@ public final class VectorRenderer: Sendable {
     /// The header of `page` (from 1): the nominal size, the pages, the loader. `stop` says
     /// when nobody wants it any more.
     public func header(of document: [UInt8], page: Int, stop: StopCheck? = nil) throws(ImagingError) -> ImageHeader {
-        let reply = try exchange(RenderRequest(operation: .header, page: page, cpuSeconds: limits.seconds,
-                                               memoryBytes: limits.headerMemory + Self.documentMemory(document.count),
-                                               document: document), maxBody: 1 << 16, stop: stop)
+        let reply = try exchange(RenderRequest(operation: .header, page: page, document: document),
+                                 memoryBytes: limits.headerMemory + Self.documentMemory(document.count), maxBody: 1 << 16, stop: stop)
         return reply.header
     }
 
@@ -101,9 +135,15 @@ public final class VectorRenderer: Sendable {
     /// address space may grow by meanwhile.
     public func draw(_ document: [UInt8], page: Int, scale: Double, maxPixels: Int, memoryBytes: Int,
                      stop: StopCheck? = nil) throws(ImagingError) -> [UInt8] {
-        let request = RenderRequest(operation: .draw, page: page, scale: scale, maxPixels: maxPixels, cpuSeconds: limits.seconds,
-                                    memoryBytes: memoryBytes, document: document)
-        return try exchange(request, maxBody: maxPixels * 4 + (1 << 20), stop: stop).body
+        let request = RenderRequest(operation: .draw, page: page, scale: scale, maxPixels: maxPixels, document: document)
+        return try exchange(request, memoryBytes: memoryBytes, maxBody: maxPixels * 4 + (1 << 20), stop: stop).body
+    }
+
+    /// What a renderer's sandbox refused of what it tried (`csys_sandbox_report`): the tests'.
+    public func sandboxReport() throws(ImagingError) -> String {
+        let reply = try exchange(RenderRequest(operation: .checkSandbox, page: 1, document: []), memoryBytes: limits.headerMemory,
+                                 maxBody: 1 << 12, stop: nil)
+        return String(decoding: reply.body, as: UTF8.self)
     }
 
     /// Ends every renderer kept: a service that stops.
@@ -123,12 +163,13 @@ public final class VectorRenderer: Sendable {
 
     private func count(_ what: WritableKeyPath<Statistics, Int>) { counts.withLock { $0[keyPath: what] += 1 } }
 
-    private func exchange(_ request: RenderRequest, maxBody: Int, stop: StopCheck?) throws(ImagingError) -> RenderReply {
+    private func exchange(_ request: RenderRequest, memoryBytes: Int, maxBody: Int, stop: StopCheck?) throws(ImagingError) -> RenderReply {
         // A renderer that went while idle is replaced once.
         for attempt in 0..<2 {
             let process = try checkout()
             let deadline = clock.now() + limits.seconds
-            switch process.exchange(request, deadline: deadline, clock: clock, stop: stop, maxBody: maxBody) {
+            switch process.exchange(request, cpuSeconds: limits.seconds, memoryBytes: memoryBytes, deadline: deadline, clock: clock,
+                                    stop: stop, maxBody: maxBody) {
             case .success(let reply):
                 checkin(process)
                 count(\.answered)
@@ -169,14 +210,23 @@ public final class VectorRenderer: Sendable {
         case .tooManyPixels: throw .tooManyPixels(width: reply.width, height: reply.height, limit: request.maxPixels)
         case .noSuchPage:
             throw .badParameter(name: "page", detail: "page \(request.page) is past the source's \(reply.pages) page(s)")
-        case .undecodable, .ready: throw .undecodable(String(decoding: reply.body, as: UTF8.self))
+        case .undecodable, .ready: throw .undecodable(message(reply.body))
         }
+    }
+
+    /// A renderer's words as a client may read them: one line of printable ASCII, at most 200
+    /// characters (a renderer a document took over could say anything).
+    static func message(_ body: [UInt8]) -> String {
+        let printable = body.prefix(200).map { $0 >= 0x20 && $0 < 0x7F ? Character(UnicodeScalar($0)) : " " }
+        let text = String(printable.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+        return text.isEmpty ? "the document cannot be read" : text
     }
 
     private func checkout() throws(ImagingError) -> RendererProcess {
         if let kept = idle.withLock({ $0.processes.popLast() }) { return kept.process }
         do {
-            let process = try RendererProcess.start(command, timeout: Self.startTimeout)
+            let process = try RendererProcess.start(commandLine, environment: Self.environment(from: Self.processEnvironment),
+                                                    timeout: Self.startTimeout)
             count(\.started)
             let first = reported.withLock { done -> Bool in
                 defer { done = true }

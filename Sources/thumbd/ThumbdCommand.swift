@@ -25,7 +25,10 @@ struct RenderVectors: ParsableCommand {
         abstract: "Draw SVG and PDF pages for a running server (started by it; reads requests on stdin).",
         shouldDisplay: false)
 
-    func run() throws { RendererChild.run() }
+    @Option(help: "Bytes the renderer's address space may ever grow by.") var maxGrowth: Int = 4 << 30
+    @Option(help: "CPU seconds of the renderer's whole life.") var maxCpu: Double = 3600
+
+    func run() throws { RendererChild.run(maxGrowth: maxGrowth, maxCPUSeconds: maxCpu) }
 }
 
 struct Serve: ParsableCommand {

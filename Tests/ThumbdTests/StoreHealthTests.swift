@@ -54,6 +54,31 @@ import Testing
         #expect(health.finished(second, failed: false) == .none)
     }
 
+    @Test func aLongBodyWhoseAnswerCameIsNeverASlowRequest() {
+        let clock = ManualClock()
+        let health = StoreHealth(clock: clock, probe: { _ in false })
+        let first = ticket(health, "large-1.mp4")!, second = ticket(health, "large-2.mp4")!
+        health.answering(first)
+        health.answering(second)
+        clock.advance(by: 60)  // both bodies still coming, at their own pace
+        #expect(ticket(health, "other.jpg") != nil && health.isAnswering)
+    }
+
+    @Test func afterAProbeAnsweredStillWaitingRequestsDoNotTakeItDownAgainAtOnce() {
+        let clock = ManualClock()
+        let probed = Locked<[String]>([])
+        let health = StoreHealth(clock: clock, probe: { subject in probed.withLock { $0.append(subject) }; return true })
+        _ = ticket(health, "a.jpg")!
+        _ = ticket(health, "b.jpg")!
+        clock.advance(by: StoreHealth.Defaults.slowAfter)
+        // Down for the two waiting; the probe asks about one of them, and answers.
+        #expect(ticket(health, "c.jpg") != nil)
+        #expect(probed.withLock { $0 } == ["a.jpg"] || probed.withLock { $0 } == ["b.jpg"])
+        #expect(ticket(health, "d.jpg") != nil && health.isAnswering)
+        clock.advance(by: StoreHealth.Defaults.slowAfter / 2)
+        #expect(ticket(health, "e.jpg") != nil && health.isAnswering)
+    }
+
     @Test func whileDownOneProbeAnIntervalDecidesAndItsAnswerEndsTheOutage() {
         let clock = ManualClock()
         let answers = Locked(false), probes = Locked<[String]>([])

@@ -157,5 +157,29 @@ import TestSupport
         defer { renderer.close() }
         _ = try renderer.header(of: Self.svg, page: 1)
         #expect(said.withLock { $0 } == true)
+        // What the real process tries, refused: no network, no file written, no program, no
+        // process, nothing of the server's (its signals, its limits, its environment).
+        let report = try renderer.sandboxReport()
+        for attempt in ["socket", "create-file", "open-for-writing", "signal-parent", "raise-limit", "limit-parent",
+                        "read-parent-environment", "run-program", "start-process"] {
+            #expect(report.contains("\(attempt):refused"), "\(attempt): \(report)")
+        }
+        #expect(!report.contains("ALLOWED"), "\(report)")
+        // And it still draws after all that.
+        #expect(try renderer.header(of: Self.svg, page: 1).width == 200)
+    }
+
+    @Test func aRendererGetsNoneOfTheServersEnvironment() {
+        let given = VectorRenderer.environment(from: ["PATH=/usr/bin", "THUMBD_S3_SECRET_KEY=hush", "THUMBD_SECURITY_KEY=hush",
+                                                      "LANG=C.UTF-8", "LC_ALL=C", "HOME=/root", "AWS_SECRET_ACCESS_KEY=x",
+                                                      "FONTCONFIG_PATH=/etc/fonts", "NOEQUALS"])
+        #expect(given == ["PATH=/usr/bin", "LANG=C.UTF-8", "LC_ALL=C", "HOME=/root", "FONTCONFIG_PATH=/etc/fonts"])
+    }
+
+    @Test func aRenderersWordsReachClientsAsOneShortPrintableLine() {
+        let hostile = Array("secret\u{0}\n\r\u{1B}[31m".utf8) + Array(repeating: UInt8(ascii: "x"), count: 400)
+        let said = VectorRenderer.message(hostile)
+        #expect(said.count <= 200 && said.allSatisfy { $0.isASCII && !$0.isNewline && $0 != "\u{0}" && $0 != "\u{1B}" })
+        #expect(VectorRenderer.message([]) == "the document cannot be read")
     }
 }

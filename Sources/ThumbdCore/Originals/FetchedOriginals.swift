@@ -110,7 +110,7 @@ package final class FetchedOriginals<Store: OriginStore>: Sendable {
         guard let last = known.get(id), last.version.format != nil else { return .success(nil) }
         if clock.now() - last.at < ttl { return .success(last.version) }
         return checks.run(id) {
-            switch ask(id, { () throws(Failure) in try store.revalidate(id, version: last.version) }) {
+            switch ask(id, { (answered) throws(Failure) in try store.revalidate(id, version: last.version, answered: answered) }) {
             case .success(.unchanged(let version)):
                 remember(id, version)
                 return .success(lastVersion(id))
@@ -142,7 +142,7 @@ package final class FetchedOriginals<Store: OriginStore>: Sendable {
                 // Trusted: the kept bytes are it, unless the store told another version since.
                 if entry.version.tag == version.tag { return .success(kept) }
             } else {
-                switch ask(id, { () throws(Failure) in try store.revalidate(id, version: version) }) {
+                switch ask(id, { (answered) throws(Failure) in try store.revalidate(id, version: version, answered: answered) }) {
                 case .success(.unchanged(var confirmed)):
                     if confirmed.format == nil { confirmed.format = version.format }
                     remember(id, confirmed)
@@ -156,7 +156,7 @@ package final class FetchedOriginals<Store: OriginStore>: Sendable {
                 }
             }
         }
-        switch ask(id, { () throws(Failure) in try store.fetch(id) }) {
+        switch ask(id, { (answered) throws(Failure) in try store.fetch(id, answered: answered) }) {
         case .success(let original):
             return .success(stored(id, original))
         case .failure(let error):
@@ -182,34 +182,25 @@ package final class FetchedOriginals<Store: OriginStore>: Sendable {
     }
 
     /// Runs one request for `id` unless its store is down (`StoreHealth`): a failure that says
-    /// the store is down counts towards an outage, an answer ends one.
-    package func ask<T: Sendable>(_ id: String, _ request: () throws(Failure) -> T) -> Result<T, Failure> {
-        askStreaming(id) { _ throws(Failure) in try request() }
-    }
-
-    /// As `ask`, for a request whose body goes on after its answer (an original streamed to a
-    /// client): it calls `answered` when the store's answer is there, which is when the store
-    /// is judged to answer; the body's own pace is the transfer's to bound, and a body cut
-    /// short still counts as a failure.
-    package func askStreaming<T: Sendable>(_ id: String, _ request: (_ answered: () -> Void) throws(Failure) -> T) -> Result<T, Failure> {
+    /// the store is down counts towards an outage, an answer ends one. The request calls
+    /// `answered` when the store's answer began (its status line): from then on it no longer
+    /// waits for the store, whose health is judged there; its body's pace is the transfer's to
+    /// bound (`TransferPace`), and a body cut short still counts as a failure (`cutAfterAnswer`
+    /// says so of a value whose answer went on before its body was cut).
+    package func ask<T: Sendable>(_ id: String, _ request: (_ answered: () -> Void) throws(Failure) -> T,
+                                  cutAfterAnswer: (T) -> Bool = { _ in false }) -> Result<T, Failure> {
         let health = health(store.healthKey(id))
         let ticket: StoreHealth.Ticket
         switch health.admit(id) {
         case .success(let admitted): ticket = admitted
         case .failure(let refusal): return .failure(store.unavailable(refusal.reason))
         }
-        var judged = false
-        func answered() {
-            guard !judged else { return }
-            judged = true
-            health.finished(ticket, failed: false)
-        }
         do throws(Failure) {
-            let value = try request(answered)
-            if !judged { health.finished(ticket, failed: false) }
+            let value = try request { health.answering(ticket) }
+            health.finished(ticket, failed: cutAfterAnswer(value))
             return .success(value)
         } catch {
-            if store.isOutage(error) || !judged { health.finished(ticket, failed: store.isOutage(error)) }
+            health.finished(ticket, failed: store.isOutage(error))
             return .failure(error)
         }
     }

@@ -11,11 +11,13 @@ package protocol OriginStore: Sendable {
     func healthKey(_ id: String) -> String
 
     /// Whether `version` (trusted no longer) is still what the store has, as cheaply as it
-    /// can tell: a conditional GET, a HEAD. Blocking.
-    func revalidate(_ id: String, version: SourceVersion) throws(Failure) -> Revalidation
+    /// can tell: a conditional GET, a HEAD. `answered` is told when the store's answer began
+    /// (its status line). Blocking.
+    func revalidate(_ id: String, version: SourceVersion, answered: () -> Void) throws(Failure) -> Revalidation
 
-    /// The original of `id`, its bytes read and its version and format worked out. Blocking.
-    func fetch(_ id: String) throws(Failure) -> OriginalStore.Original
+    /// The original of `id`, its bytes read and its version and format worked out;
+    /// `answered` is told when the store's answer began. Blocking.
+    func fetch(_ id: String, answered: () -> Void) throws(Failure) -> OriginalStore.Original
 
     /// Whether `failure` says the store is down or slow (a timeout, a cut transfer, a refused
     /// connection, a 5xx): what is kept stands in, and it counts towards an outage.

@@ -63,6 +63,9 @@ package final class StoreHealth: Sendable {
             return subjects.count
         }
 
+        /// A subject to probe about when none failed yet: one still waiting.
+        var waitingSubject: String? { waiting.values.min { $0.since < $1.since }?.subject }
+
         mutating func wentDown(at now: Double) {
             downSince = now
             // The next request probes at once: a store that answers again (even with a
@@ -81,11 +84,13 @@ package final class StoreHealth: Sendable {
             return probes ? .probe(lastFailed: lastFailed) : .admit(ticket(subject, trial: true, at: now))
         }
 
-        /// An answer came at `now`: failures are forgotten and an outage ends.
+        /// An answer came at `now`: failures are forgotten and an outage ends; requests still
+        /// waiting are slow again only `slowAfter` from now.
         mutating func cameBack(at now: Double) -> Change {
             failing.removeAll()
             guard let since = downSince else { return .none }
             downSince = nil
+            for (id, request) in waiting { waiting[id] = (request.subject, now) }
             return .cameBack(seconds: now - since)
         }
     }
@@ -126,6 +131,7 @@ package final class StoreHealth: Sendable {
         let (decision, change) = state.withLock { s -> (Decision, Change) in
             if s.downSince == nil, s.failingCount(at: now, slowAfter: slowAfter) >= failuresToOpen {
                 s.wentDown(at: now)
+                if s.lastFailed.isEmpty { s.lastFailed = s.waitingSubject ?? subject }
                 return (s.decide(subject, at: now, probeInterval: probeInterval, probes: probe != nil), .wentDown)
             }
             return (s.decide(subject, at: now, probeInterval: probeInterval, probes: probe != nil), .none)
@@ -145,6 +151,12 @@ package final class StoreHealth: Sendable {
             guard answers else { return .failure(StoreUnavailable(reason: "it does not answer yet; asking again shortly")) }
             return .success(state.withLock { $0.ticket(subject, trial: false, at: clock.now()) })
         }
+    }
+
+    /// The store's answer to `ticket` began (its status line came): the request no longer
+    /// waits for the store, however long its body takes; how it ends is told to `finished`.
+    package func answering(_ ticket: Ticket) {
+        state.withLock { $0.waiting[ticket.id] = nil }
     }
 
     /// The request of `ticket` ended: with an answer, or with a failure that says the store is

@@ -27,9 +27,9 @@ package struct HTTPOrigin: OriginStore {
 
     package func describe(healthKey host: String) -> String { "the origin \(host)" }
 
-    package func revalidate(_ url: String, version: SourceVersion) throws(Failure) -> Revalidation {
+    package func revalidate(_ url: String, version: SourceVersion, answered: () -> Void) throws(Failure) -> Revalidation {
         let lastModified = version.lastModified > 0 ? HTTPDate.format(version.lastModified) : nil
-        let response = try get(url, ifNoneMatch: version.storeETag, ifModifiedSince: lastModified)
+        let response = try get(url, ifNoneMatch: version.storeETag, ifModifiedSince: lastModified, answered: answered)
         if response.status == 304 {
             metrics.recordOriginFetch(result: "not_modified", seconds: response.seconds)
             return .unchanged(version)
@@ -37,8 +37,8 @@ package struct HTTPOrigin: OriginStore {
         return .replaced(try original(response))
     }
 
-    package func fetch(_ url: String) throws(Failure) -> OriginalStore.Original {
-        try original(try get(url, ifNoneMatch: nil, ifModifiedSince: nil))
+    package func fetch(_ url: String, answered: () -> Void) throws(Failure) -> OriginalStore.Original {
+        try original(try get(url, ifNoneMatch: nil, ifModifiedSince: nil, answered: answered))
     }
 
     package func isOutage(_ failure: Failure) -> Bool {
@@ -72,8 +72,8 @@ package struct HTTPOrigin: OriginStore {
     package func unavailable(_ reason: String) -> Failure { .originUnavailable(reason) }
 
     /// `range` ("bytes=A-B") of `url`, a 206 with its fields: a part of a video read in parts.
-    package func part(_ url: String, range: String, bytes: Int) throws(Failure) -> OriginFetcher.Response {
-        let answer = try get(url, ifNoneMatch: nil, ifModifiedSince: nil, range: range, bodyLimit: bytes)
+    package func part(_ url: String, range: String, bytes: Int, answered: () -> Void = {}) throws(Failure) -> OriginFetcher.Response {
+        let answer = try get(url, ifNoneMatch: nil, ifModifiedSince: nil, range: range, bodyLimit: bytes, answered: answered)
         guard answer.status == 206 else {
             metrics.recordOriginFetch(result: "status", seconds: answer.seconds)
             throw .fetch(.status(answer.status))
@@ -82,12 +82,12 @@ package struct HTTPOrigin: OriginStore {
         return answer.response
     }
 
-    private func get(_ url: String, ifNoneMatch: String?, ifModifiedSince: String?, range: String? = nil, bodyLimit: Int? = nil) throws(Failure)
-        -> (status: Int, response: OriginFetcher.Response, seconds: Double) {
+    private func get(_ url: String, ifNoneMatch: String?, ifModifiedSince: String?, range: String? = nil, bodyLimit: Int? = nil,
+                     answered: () -> Void) throws(Failure) -> (status: Int, response: OriginFetcher.Response, seconds: Double) {
         let started = fetcher.clock.now()
         do {
             let response = try fetcher.fetch(url, ifNoneMatch: ifNoneMatch, ifModifiedSince: ifModifiedSince, range: range,
-                                             bodyLimit: bodyLimit)
+                                             bodyLimit: bodyLimit, answered: answered)
             return (response.status, response, fetcher.clock.now() - started)
         } catch {
             metrics.recordOriginFetch(result: Self.label(error), seconds: fetcher.clock.now() - started)
@@ -156,15 +156,17 @@ extension FetchedOriginals where Store == HTTPOrigin {
     /// read. Nil when it is no video, or the origin serves no ranges or no validator. Blocking.
     package func videoReader(_ url: String) -> (reader: VideoReader, version: SourceVersion)? {
         let block = RangedReads.blockSize
-        guard case .success(let head) = ask(url, { () throws(HTTPOrigin.Failure) in try store.part(url, range: "bytes=0-\(block - 1)", bytes: block) }),
+        guard case .success(let head) = ask(url, { (answered) throws(HTTPOrigin.Failure) in
+            try store.part(url, range: "bytes=0-\(block - 1)", bytes: block, answered: answered)
+        }),
               let length = head.range?.completeLength, let format = ImageFormat.sniff(head.body), format.isVideo else { return nil }
         let lastModified = head.lastModified.flatMap { HTTPDate.parse($0) } ?? 0
         guard head.etag?.isEmpty == false || lastModified > 0 else { return nil }
         let version = SourceVersion(tag: HTTPOrigin.versionTag(etag: head.etag, lastModified: lastModified, body: []), format: format,
                                     lastModified: lastModified, byteCount: length)
         let reader = RangedReads.reader(length: length, first: head.body) { [self] first, last in
-            guard case .success(let part) = ask(url, { () throws(HTTPOrigin.Failure) in
-                try store.part(url, range: "bytes=\(first)-\(last)", bytes: last - first + 1)
+            guard case .success(let part) = ask(url, { (answered) throws(HTTPOrigin.Failure) in
+                try store.part(url, range: "bytes=\(first)-\(last)", bytes: last - first + 1, answered: answered)
             }), part.etag == head.etag, part.lastModified == head.lastModified,
                 part.range?.first == first, part.range?.last == last else { return nil }
             return part.body

@@ -93,8 +93,9 @@ public struct OriginFetcher: Sendable {
     /// 200 with the body, or 304 when the validators still hold; with `range` ("bytes=A-B"),
     /// also 206 with that part; anything else throws.
     /// `bodyLimit`: bytes the body may have instead of `maxBytes` (a ranged read's block).
+    /// `answered` is told when an answer's status line came (the last hop's, and every one before).
     public func fetch(_ url: String, ifNoneMatch: String? = nil, ifModifiedSince: String? = nil, range: String? = nil,
-                      bodyLimit: Int? = nil) throws(Failure) -> Response {
+                      bodyLimit: Int? = nil, answered: () -> Void = {}) throws(Failure) -> Response {
         _ = Self.started
         let deadline = clock.now() + totalTimeout
         var current = url
@@ -104,7 +105,7 @@ public struct OriginFetcher: Sendable {
             let remaining = deadline - clock.now()
             guard remaining > 0 else { throw .timeout }
             let response = try once(Self.withoutTrailingDots(current), timeout: remaining, ifNoneMatch: ifNoneMatch,
-                                    ifModifiedSince: ifModifiedSince, range: range, bodyLimit: bodyLimit ?? maxBytes)
+                                    ifModifiedSince: ifModifiedSince, range: range, bodyLimit: bodyLimit ?? maxBytes, answered: answered)
             if [301, 302, 303, 307, 308].contains(response.status) {
                 guard let location = response.location, let next = URL(string: location, relativeTo: URL(string: current))?.absoluteString
                 else { throw .status(response.status) }
@@ -117,8 +118,8 @@ public struct OriginFetcher: Sendable {
         throw .tooManyRedirects
     }
 
-    private func once(_ url: String, timeout: Double, ifNoneMatch: String?, ifModifiedSince: String?, range: String?, bodyLimit: Int) throws(Failure)
-        -> (status: Int, location: String?, value: Response) {
+    private func once(_ url: String, timeout: Double, ifNoneMatch: String?, ifModifiedSince: String?, range: String?, bodyLimit: Int,
+                      answered: () -> Void) throws(Failure) -> (status: Int, location: String?, value: Response) {
         var response = tf_response()
         let watch = TransferWatch(limits: TransferLimits(timeout: timeout, minRate: minRate), clock: clock)
         let check: @convention(c) (UnsafePointer<sockaddr>?, socklen_t, UnsafeMutableRawPointer?) -> Int32 =
@@ -131,7 +132,11 @@ public struct OriginFetcher: Sendable {
                                                  total_timeout_ms: max(1, Int(timeout * 1000)), max_bytes: bodyLimit,
                                                  if_none_match: etag, if_modified_since: since, range: range, allow_address: check,
                                                  context: nil, pace: TransferWatch.hook, pace_context: watch.context)
-                        withExtendedLifetime(watch) { tf_fetch(&request, &response) }
+                        withoutActuallyEscaping(answered) { answered in
+                            watch.headArrived = answered
+                            withExtendedLifetime(watch) { tf_fetch(&request, &response) }
+                            watch.headArrived = nil
+                        }
                     }
                 }
             }

@@ -14,7 +14,7 @@ package struct S3Catalog: LibraryCatalog {
         var entries: [LibraryIndex.Entry] = []
         var token: String?
         repeat {
-            let page = try objects.ask(prefix) { () throws(S3Error) in
+            let page = try objects.ask(prefix) { _ throws(S3Error) in
                 try objects.client.list(prefix: prefix, after: token, maxKeys: pageSize)
             }.get()
             for object in page.objects where object.key.hasPrefix(prefix) && object.size > 0 {

@@ -86,8 +86,10 @@ package struct S3Client: Sendable {
     /// The object `key`, whatever the status (the caller reads 304, 206, 412, 416 and the rest);
     /// throws when no answer came or the body passed `maxBytes`. `fields` are sent as given
     /// (Range, If-None-Match, ...).
-    package func object(_ key: String, head: Bool = false, fields: [(HTTPFieldName, String)] = [], maxBytes: Int) throws(S3Error) -> S3Response {
-        try send(objectURL(key), operation: head ? .head : .get, fields: fields, maxBytes: maxBytes)
+    /// `answered` is told when the store's status line came.
+    package func object(_ key: String, head: Bool = false, fields: [(HTTPFieldName, String)] = [], maxBytes: Int,
+                        answered: () -> Void = {}) throws(S3Error) -> S3Response {
+        try send(objectURL(key), operation: head ? .head : .get, fields: fields, maxBytes: maxBytes, answered: answered)
     }
 
     /// Stores `body` as the object `key` (200 when stored; the caller reads the rest).
@@ -137,25 +139,40 @@ package struct S3Client: Sendable {
     /// more is read. It returns the stream the rest goes to, finished or failed here when the
     /// transfer ends, or nil to read no more. Throws when no answer came. A 200 of at most
     /// `keeping` bytes whose target keeps it, and that came whole, is given to `whole` before
-    /// its last bytes go on.
+    /// its last bytes go on. `headArrived` is told when the store's status line came. Returns
+    /// true when the transfer was cut for its pace after its answer went on (the client gets a
+    /// short body and a closed connection).
     package func stream(_ key: String, fields: [(HTTPFieldName, String)], maxBytes: Int, prefixLength: Int, keeping: Int,
-                        answered: (S3Response) -> StreamTarget?, whole: ([UInt8]) -> Void) throws(S3Error) {
-        try withoutActuallyEscaping(answered) { (answered) throws(S3Error) in
+                        headArrived: () -> Void = {}, answered: (S3Response) -> StreamTarget?,
+                        whole: ([UInt8]) -> Void) throws(S3Error) -> Bool {
+        try withoutActuallyEscaping(answered) { (answered) throws(S3Error) -> Bool in
             let watch = TransferWatch(limits: self.transfer, clock: clock)
             let transfer = StreamedTransfer(prefixLength: prefixLength, keeping: keeping, maxBytes: maxBytes, clock: clock,
                                             watch: watch, answered: answered)
-            let response = try send(objectURL(key), operation: .get, fields: fields, maxBytes: maxBytes, transfer: transfer, watch: watch)
+            let response = try send(objectURL(key), operation: .get, fields: fields, maxBytes: maxBytes, transfer: transfer, watch: watch,
+                                    answered: headArrived)
             // A body shorter than its prefix, or none: answered now that it is whole.
             if !transfer.hasAnswered { transfer.answer(response) }
             if transfer.succeeded { transfer.finish(whole: whole) }
+            return transfer.cut
         }
     }
 
     private func send(_ url: String, operation: Operation, fields: [(HTTPFieldName, String)], maxBytes: Int,
-                      body: [UInt8] = [], transfer: StreamedTransfer? = nil, watch given: TransferWatch? = nil) throws(S3Error) -> S3Response {
+                      body: [UInt8] = [], transfer: StreamedTransfer? = nil, watch given: TransferWatch? = nil,
+                      answered: () -> Void = {}) throws(S3Error) -> S3Response {
+        try withoutActuallyEscaping(answered) { (answered) throws(S3Error) in
+            let watch = given ?? TransferWatch(limits: self.transfer, clock: clock)
+            watch.headArrived = answered
+            defer { watch.headArrived = nil }
+            return try sent(url, operation: operation, fields: fields, maxBytes: maxBytes, body: body, transfer: transfer, watch: watch)
+        }
+    }
+
+    private func sent(_ url: String, operation: Operation, fields: [(HTTPFieldName, String)], maxBytes: Int,
+                      body: [UInt8], transfer: StreamedTransfer?, watch: TransferWatch) throws(S3Error) -> S3Response {
         _ = Self.started
         let started = clock.now()
-        let watch = given ?? TransferWatch(limits: self.transfer, clock: clock)
         var response = tf_s3_response()
         let lines = fields.map { "\($0.0.text): \($0.1)" }
         let method: String? = switch operation {
@@ -195,6 +212,7 @@ package struct S3Client: Sendable {
             // (TF_ENDED: the reader went, or the caller wanted no body.)
             // Counted before the client can see the end (a closed connection).
             let failed = response.error != TF_OK && response.error != TF_ENDED
+            transfer.cut = response.error == TF_CUT
             metrics?.recordS3Request(operation: operation.rawValue, result: failed ? "unavailable" : "ok", seconds: seconds)
             if failed { transfer.stream?.fail() }
             transfer.succeeded = response.error == TF_OK

@@ -20,15 +20,15 @@ package struct S3Bucket: OriginStore {
 
     package func describe(healthKey: String) -> String { "the S3 store \(client.endpoint.description)" }
 
-    package func revalidate(_ key: String, version: SourceVersion) throws(S3Error) -> Revalidation {
-        let response = try object(key, head: true)
+    package func revalidate(_ key: String, version: SourceVersion, answered: () -> Void) throws(S3Error) -> Revalidation {
+        let response = try object(key, head: true, answered: answered)
         guard response.status == 200 else { throw response.failure }
         guard let told = response.version(format: nil) else { throw .unavailable("the store sent no ETag") }
         return told.tag == version.tag ? .unchanged(told) : .changed
     }
 
-    package func fetch(_ key: String) throws(S3Error) -> OriginalStore.Original {
-        let response = try object(key)
+    package func fetch(_ key: String, answered: () -> Void) throws(S3Error) -> OriginalStore.Original {
+        let response = try object(key, answered: answered)
         guard response.status == 200 else { throw response.failure }
         guard let format = ImageFormat.sniff(response.body) else { throw .notAnImage }
         guard let version = response.version(format: format) else { throw .unavailable("the store sent no ETag") }
@@ -46,8 +46,9 @@ package struct S3Bucket: OriginStore {
     /// One request for `key` (HEAD or GET, with `fields`); a 5xx is a failure (the store is
     /// down), other statuses are answers. `bodyLimit`: bytes the body may have instead of
     /// `maxBytes` (a ranged read's block).
-    package func object(_ key: String, head: Bool = false, fields: [(HTTPFieldName, String)] = [], bodyLimit: Int? = nil) throws(S3Error) -> S3Response {
-        let response = try client.object(key, head: head, fields: fields, maxBytes: bodyLimit ?? maxBytes)
+    package func object(_ key: String, head: Bool = false, fields: [(HTTPFieldName, String)] = [], bodyLimit: Int? = nil,
+                        answered: () -> Void = {}) throws(S3Error) -> S3Response {
+        let response = try client.object(key, head: head, fields: fields, maxBytes: bodyLimit ?? maxBytes, answered: answered)
         guard response.status < 500 else { throw response.failure }
         return response
     }
@@ -71,25 +72,26 @@ extension FetchedOriginals where Store == S3Bucket {
     /// One request for `key` through the store's health (`ask`); a 5xx is a failure (the
     /// store is down), other statuses are answers.
     package func object(_ key: String, head: Bool = false, fields: [(HTTPFieldName, String)] = [], bodyLimit: Int? = nil) -> Result<S3Response, S3Error> {
-        ask(key) { () throws(S3Error) in try store.object(key, head: head, fields: fields, bodyLimit: bodyLimit) }
+        ask(key) { (answered) throws(S3Error) in try store.object(key, head: head, fields: fields, bodyLimit: bodyLimit, answered: answered) }
     }
 
     /// The object `key` passed on as it arrives (`S3Client.stream`, within `limits.max_source_bytes`),
-    /// through the store's health: the store is judged by its answer, not by how long its body
-    /// takes. A 5xx is a failure. `whole` is given a body of at most `keeping` bytes that came whole.
+    /// through the store's health: it no longer waits for the store once the answer began,
+    /// however long its body takes; a 5xx, or a body cut for its pace, is a failure. `whole` is given a body of at most `keeping` bytes that came whole.
     package func stream(_ key: String, fields: [(HTTPFieldName, String)], prefixLength: Int, keeping: Int,
                         answered: (S3Response) -> S3Client.StreamTarget?, whole: ([UInt8]) -> Void) -> Result<Void, S3Error> {
-        askStreaming(key) { (judged) throws(S3Error) in
+        ask(key, { (headArrived) throws(S3Error) -> Bool in
             var outage: S3Error?
-            try client.stream(key, fields: fields, maxBytes: maxBytes, prefixLength: prefixLength, keeping: keeping, answered: { response in
+            let cut = try client.stream(key, fields: fields, maxBytes: maxBytes, prefixLength: prefixLength, keeping: keeping,
+                                        headArrived: headArrived, answered: { response in
                 guard response.status < 500 else {
                     outage = response.failure
                     return nil
                 }
-                judged()
                 return answered(response)
             }, whole: whole)
             if let outage { throw outage }
-        }
+            return cut
+        }, cutAfterAnswer: { $0 }).map { _ in }
     }
 }

@@ -21,6 +21,8 @@ final class StreamedTransfer {
     private(set) var stream: BodyStream?
     /// The transfer ended without error (set by its sender); unset until then.
     var succeeded = true
+    /// Its pace cut it after its answer went on (set by its sender).
+    var cut = false
     /// When the answer went on: the store's part of the request ends there.
     private(set) var answeredAt: Double?
     private let clock: any MonotonicClock

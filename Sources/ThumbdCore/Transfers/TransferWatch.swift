@@ -8,6 +8,10 @@ final class TransferWatch {
     private let clock: any MonotonicClock
     /// Why the transfer was cut, once it was.
     private(set) var verdict: TransferPace.Verdict = .going
+    /// Told once, when the answer's status line came (the store answers; its body may still
+    /// take its time): for the store's health.
+    var headArrived: (() -> Void)?
+    private var headTold = false
 
     init(limits: TransferLimits, clock: any MonotonicClock) {
         self.clock = clock
@@ -44,6 +48,10 @@ final class TransferWatch {
     static let hook: tf_pace_hook = { received, headSeen, context in
         guard let context else { return 0 }
         let watch = Unmanaged<TransferWatch>.fromOpaque(context).takeUnretainedValue()
+        if headSeen != 0 && !watch.headTold {
+            watch.headTold = true
+            watch.headArrived?()
+        }
         let verdict = watch.pace.check(received: received, headSeen: headSeen != 0, now: watch.clock.now())
         guard verdict != .going else { return 0 }
         watch.verdict = verdict

@@ -68,7 +68,10 @@ package struct VectorSources: Sendable {
     package func draw(_ document: [UInt8], page: Int, scale: VectorScale, stop: StopCheck? = nil) throws(ImagingError) -> Drawing {
         let tiff = try renderer.draw(document, page: page, scale: scale.scale, maxPixels: maxPixels,
                                      memoryBytes: Self.drawingMemory(pixels: scale.pixels, documentBytes: document.count), stop: stop)
-        return Drawing(tiff: tiff, scale: scale)
+        // A page's size is fractional (595.28 pt): the drawing may be a pixel off the rounded
+        // one, and `rect` must stay within what was drawn.
+        let drawn = try ImageHeader.read(tiff)
+        return Drawing(tiff: tiff, scale: scale.fitted(to: drawn.width, drawn.height))
     }
 
     /// An SVG or PDF used as a watermark `width` pixels wide: its first page drawn at about that
