@@ -35,17 +35,18 @@ ARG RUNTIME_PACKAGES="libvips42 libopencv-objdetect406 libavformat59 libavcodec5
 ARG UNUSED_GL="libglx-mesa0 libgl1-mesa-dri libglapi-mesa libllvm15 libz3-4 libedit2 libelf1 libsensors5 \
 libsensors-config libdrm-amdgpu1 libdrm-intel1 libdrm-nouveau2 libdrm-radeon1 libpciaccess0 libxshmfence1 \
 libxcb-dri2-0 libxcb-present0 libxcb-sync1 libxcb-glx0 libxcb-randr0 libxxf86vm1"
-# libvips' PDF module and what only it loads: thumbd refuses PDF before libvips sees it
-# (docs/security.md), so poppler is never used; removing it keeps the image under 400 MB.
-ARG UNUSED_PDF="libpoppler-glib8 libpoppler126 libnss3 libnspr4"
+# libvips' ImageMagick module and what only it loads: thumbd keeps that loader blocked
+# (docs/security.md), so ImageMagick is never used; removing it makes room for poppler, which
+# the SVG and PDF renderers use, and keeps the image under 400 MB.
+ARG UNUSED_MAGICK="libmagickwand-6.q16-6 libmagickcore-6.q16-6 imagemagick-6-common liblqr-1-0"
 # Also removed: Intel Media SDK's hardware runtime (28 MB: libmfxhw64, its tracer and plugins),
 # loaded only for a Quick Sync session, which thumbd never opens; FFmpeg links the dispatcher
 # alone (libmfx.so.1, kept).
 # hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install -y --no-install-recommends ${RUNTIME_PACKAGES} \
-    && dpkg --purge --force-depends ${UNUSED_GL} ${UNUSED_PDF} \
-    && rm -f /usr/lib/x86_64-linux-gnu/vips-modules-8.14/vips-poppler.so \
+    && dpkg --purge --force-depends ${UNUSED_GL} ${UNUSED_MAGICK} \
+    && rm -f /usr/lib/x86_64-linux-gnu/vips-modules-8.14/vips-magick.so \
     && rm -rf /usr/lib/x86_64-linux-gnu/libmfxhw64.so.* /usr/lib/x86_64-linux-gnu/libmfx-tracer.so.* /usr/lib/x86_64-linux-gnu/mfx \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --user-group --home-dir /var/lib/thumbd --shell /usr/sbin/nologin thumbd \
