@@ -27,8 +27,12 @@ import TestSupport
         try runProgram(tool, arguments).output
     }
 
-    static let flags = ["--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
-                        "--disable-dev-shm-usage", "--user-data-dir=\(FileManager.default.temporaryDirectory.path)/thumbd-chromium-\(UUID().uuidString)"]
+    /// A profile of its own for every run: two Chromiums on one profile (two suites at once)
+    /// hand the second's work to the first, and the second prints nothing.
+    static var flags: [String] {
+        ["--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
+         "--disable-dev-shm-usage", "--user-data-dir=\(FileManager.default.temporaryDirectory.path)/thumbd-chromium-\(UUID().uuidString)"]
+    }
 
     @Test func thumbnailsLoadTheTwoXCandidateIsUsedAndTheLargeViewOpens() throws {
         let browser = try Self.chromium()
