@@ -26,11 +26,7 @@ static size_t on_header(char *data, size_t size, size_t count, void *user) {
         { "content-range:", offsetof(tf_response, content_range), sizeof(((tf_response *)0)->content_range) },
     };
     tf_keep_field(data, n, t->response, fields, sizeof fields / sizeof fields[0]);
-    if (n > 9 && strncmp(data, "HTTP/", 5) == 0) {
-        /* The status line: the answer has begun (the pace hook's body clock starts). */
-        const char *space = memchr(data, ' ', n);
-        if (space) t->response->status = strtol(space + 1, NULL, 10);
-    }
+    tf_keep_status(data, n, &t->response->status);
     return n;
 }
 

@@ -57,11 +57,7 @@ static size_t on_s3_header(char *data, size_t size, size_t count, void *user) {
         { "content-range:", offsetof(tf_s3_response, content_range), sizeof(((tf_s3_response *)0)->content_range) },
     };
     tf_keep_field(data, n, r, fields, sizeof fields / sizeof fields[0]);
-    if (n > 9 && strncmp(data, "HTTP/", 5) == 0) {
-        /* The status line: known before the body, for a writer. */
-        const char *space = memchr(data, ' ', n);
-        if (space) r->status = strtol(space + 1, NULL, 10);
-    }
+    tf_keep_status(data, n, &r->status);
     static const char length_name[] = "content-length:";
     size_t len = sizeof length_name - 1;
     if (n > len && strncasecmp(data, length_name, len) == 0) {

@@ -76,6 +76,15 @@ static inline void tf_keep_field(const char *line, size_t n, void *response, con
     }
 }
 
+/* Keeps the status of the header line `line` (n bytes) in *status when it is the status line:
+   known before the body, for a writer and for the pace hook (the answer has begun). */
+static inline void tf_keep_status(const char *line, size_t n, long *status) {
+    if (n > 9 && strncmp(line, "HTTP/", 5) == 0) {
+        const char *space = memchr(line, ' ', n);
+        if (space) *status = strtol(space + 1, NULL, 10);
+    }
+}
+
 /* The pace hook as libcurl's progress callback. */
 typedef struct {
     tf_pace_hook hook;

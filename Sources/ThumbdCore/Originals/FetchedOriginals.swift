@@ -208,14 +208,8 @@ package final class FetchedOriginals<Store: OriginStore>: Sendable {
     /// The health of the requests sharing `key` (made when first asked).
     private func health(_ key: String) -> StoreHealth {
         if let known = healths.get(key) { return known }
-        let description = store.describe(healthKey: key)
-        let made = StoreHealth(clock: clock, probe: { [store] lastFailed in store.probe(lastFailed) }, report: { [logger] change in
-            switch change {
-            case .wentDown: logger.warning("\(description) is unavailable; serving what is kept until it answers")
-            case .cameBack(let seconds): logger.notice("\(description) answers again after \(Int(seconds)) s")
-            case .none: break
-            }
-        })
+        let made = StoreHealth(clock: clock, probe: { [store] lastFailed in store.probe(lastFailed) },
+                               report: StoreHealth.Change.logging(store.describe(healthKey: key), meanwhile: "serving what is kept", to: logger))
         healths.put(key, made, cost: 1)
         return healths.get(key) ?? made
     }

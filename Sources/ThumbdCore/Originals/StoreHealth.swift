@@ -1,5 +1,6 @@
 import Clocks
 import Locking
+import Logging
 
 /// How a store thumbd fetches from (the S3 endpoint, an origin host, the shared tier) is
 /// doing, judged from the requests made to it. It goes down on failures counted across
@@ -18,6 +19,9 @@ package final class StoreHealth: Sendable {
         package static let probeInterval = 0.5
         /// A request still waiting for its answer after this counts as failing.
         package static let slowAfter = 1.0
+        /// How long a probe waits for the store (`OriginStore.probe`, `S3Client.probe`): a
+        /// store that answers does so far sooner.
+        package static let probeTimeout = 0.5
     }
 
     /// A request the store may be asked; hand it back to `finished`.
@@ -35,6 +39,18 @@ package final class StoreHealth: Sendable {
         case wentDown
         /// The first answer after an outage that began `seconds` ago.
         case cameBack(seconds: Double)
+
+        /// A `report` that logs each change of `store` (its description in a line): a warning
+        /// when it goes down, saying what is done `meanwhile`, a notice when it answers again.
+        package static func logging(_ store: String, meanwhile: String, to logger: Logger) -> @Sendable (Change) -> Void {
+            { change in
+                switch change {
+                case .wentDown: logger.warning("\(store) is unavailable; \(meanwhile) until it answers")
+                case .cameBack(let seconds): logger.notice("\(store) answers again after \(Int(seconds)) s")
+                case .none: break
+                }
+            }
+        }
     }
 
     private struct State {
@@ -129,12 +145,13 @@ package final class StoreHealth: Sendable {
     package func admit(_ subject: String = "") -> Result<Ticket, StoreUnavailable> {
         let now = clock.now()
         let (decision, change) = state.withLock { s -> (Decision, Change) in
+            var change = Change.none
             if s.downSince == nil, s.failingCount(at: now, slowAfter: slowAfter) >= failuresToOpen {
                 s.wentDown(at: now)
                 if s.lastFailed.isEmpty { s.lastFailed = s.waitingSubject ?? subject }
-                return (s.decide(subject, at: now, probeInterval: probeInterval, probes: probe != nil), .wentDown)
+                change = .wentDown
             }
-            return (s.decide(subject, at: now, probeInterval: probeInterval, probes: probe != nil), .none)
+            return (s.decide(subject, at: now, probeInterval: probeInterval, probes: probe != nil), change)
         }
         if change != .none { report(change) }
         switch decision {

@@ -51,10 +51,11 @@ package struct HTTPOrigin: OriginStore {
 
     package func isGone(_ failure: Failure) -> Bool { false }
 
-    /// The URL's first byte asked within half a second: any answer but a 5xx is one.
+    /// The URL's first byte asked within the probe's timeout: any answer but a 5xx is one.
     package func probe(_ url: String) -> Bool {
+        let limit = StoreHealth.Defaults.probeTimeout
         let quick = OriginFetcher(allow: fetcher.allow, allowPrivate: fetcher.allowPrivate, maxRedirects: 0,
-                                  connectTimeout: min(fetcher.connectTimeout, 0.5), totalTimeout: 0.5, minRate: 0, maxBytes: 1 << 16,
+                                  connectTimeout: min(fetcher.connectTimeout, limit), totalTimeout: limit, minRate: 0, maxBytes: 1 << 16,
                                   clock: fetcher.clock)
         do {
             _ = try quick.fetch(url, range: "bytes=0-0", bodyLimit: 1 << 16)

@@ -132,11 +132,7 @@ public struct OriginFetcher: Sendable {
                                                  total_timeout_ms: max(1, Int(timeout * 1000)), max_bytes: bodyLimit,
                                                  if_none_match: etag, if_modified_since: since, range: range, allow_address: check,
                                                  context: nil, pace: TransferWatch.hook, pace_context: watch.context)
-                        withoutActuallyEscaping(answered) { answered in
-                            watch.headArrived = answered
-                            withExtendedLifetime(watch) { tf_fetch(&request, &response) }
-                            watch.headArrived = nil
-                        }
+                        watch.telling(answered) { tf_fetch(&request, &response) }
                     }
                 }
             }

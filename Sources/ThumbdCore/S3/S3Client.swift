@@ -69,19 +69,17 @@ package struct S3Client: Sendable {
                  connectTimeout: connectTimeout, transfer: transfer, metrics: metrics, clock: clock)
     }
 
-    /// Whether the store answers at all: a HEAD of the bucket within `probeTimeout`, any status below
+    /// Whether the store answers at all: a HEAD of the bucket within the probe's timeout, any status below
     /// 500 (a denial is an answer). What a paused store's health asks before requests go again.
     package func probe() -> Bool {
+        let limit = StoreHealth.Defaults.probeTimeout
         let quick = S3Client(location: location, endpoint: endpoint, region: region, accessKey: accessKey, secretKey: secretKey,
-                         connectTimeout: min(connectTimeout, Self.probeTimeout),
-                         transfer: TransferLimits(timeout: min(timeout, Self.probeTimeout), minRate: 0), metrics: nil, clock: clock)
+                             connectTimeout: min(connectTimeout, limit), transfer: TransferLimits(timeout: min(timeout, limit), minRate: 0),
+                             metrics: nil, clock: clock)
         guard let answer = try? quick.send(endpoint.listingURL(location.bucket), operation: .head, fields: [], maxBytes: 1 << 16)
         else { return false }
         return answer.status < 500
     }
-
-    /// How long a probe waits for the store: a store that answers does so far sooner.
-    package static let probeTimeout = 0.5
 
     /// The object `key`, whatever the status (the caller reads 304, 206, 412, 416 and the rest);
     /// throws when no answer came or the body passed `maxBytes`. `fields` are sent as given
@@ -161,17 +159,8 @@ package struct S3Client: Sendable {
     private func send(_ url: String, operation: Operation, fields: [(HTTPFieldName, String)], maxBytes: Int,
                       body: [UInt8] = [], transfer: StreamedTransfer? = nil, watch given: TransferWatch? = nil,
                       answered: () -> Void = {}) throws(S3Error) -> S3Response {
-        try withoutActuallyEscaping(answered) { (answered) throws(S3Error) in
-            let watch = given ?? TransferWatch(limits: self.transfer, clock: clock)
-            watch.headArrived = answered
-            defer { watch.headArrived = nil }
-            return try sent(url, operation: operation, fields: fields, maxBytes: maxBytes, body: body, transfer: transfer, watch: watch)
-        }
-    }
-
-    private func sent(_ url: String, operation: Operation, fields: [(HTTPFieldName, String)], maxBytes: Int,
-                      body: [UInt8], transfer: StreamedTransfer?, watch: TransferWatch) throws(S3Error) -> S3Response {
         _ = Self.started
+        let watch = given ?? TransferWatch(limits: self.transfer, clock: clock)
         let started = clock.now()
         var response = tf_s3_response()
         let lines = fields.map { "\($0.0.text): \($0.1)" }
@@ -196,7 +185,7 @@ package struct S3Client: Sendable {
                                                             writer: transfer == nil ? nil : StreamedTransfer.write,
                                                             writer_context: transfer.map { Unmanaged.passUnretained($0).toOpaque() },
                                                             pace: TransferWatch.hook, pace_context: watch.context)
-                                withExtendedLifetime(watch) { tf_s3_fetch(&request, &response) }
+                                watch.telling(answered) { tf_s3_fetch(&request, &response) }
                             }
                         }
                     }

@@ -37,14 +37,9 @@ package final class SharedStore: Sendable {
         self.client = client
         let prefix = client.location.prefix
         self.prefix = prefix.isEmpty || prefix.hasSuffix("/") ? prefix : prefix + "/"
-        let endpoint = client.endpoint.description
-        self.health = StoreHealth(clock: clock, probe: { _ in client.probe() }, report: { change in
-            switch change {
-            case .wentDown: logger.warning("the shared cache tier at \(endpoint) is unavailable; skipping it until it answers")
-            case .cameBack(let seconds): logger.notice("the shared cache tier answers again after \(Int(seconds)) s")
-            case .none: break
-            }
-        })
+        self.health = StoreHealth(clock: clock, probe: { _ in client.probe() },
+                                  report: StoreHealth.Change.logging("the shared cache tier at \(client.endpoint.description)", meanwhile: "skipping it",
+                                                   to: logger))
     }
 
     /// `request` about `subject` (an object's key) through the store's health: a 5xx, no answer

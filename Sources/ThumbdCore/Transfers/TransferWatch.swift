@@ -9,8 +9,8 @@ final class TransferWatch {
     /// Why the transfer was cut, once it was.
     private(set) var verdict: TransferPace.Verdict = .going
     /// Told once, when the answer's status line came (the store answers; its body may still
-    /// take its time): for the store's health.
-    var headArrived: (() -> Void)?
+    /// take its time): for the store's health. Set only while `telling` runs.
+    private var headArrived: (() -> Void)?
     private var headTold = false
 
     init(limits: TransferLimits, clock: any MonotonicClock) {
@@ -19,6 +19,16 @@ final class TransferWatch {
     }
 
     var limits: TransferLimits { pace.limits }
+
+    /// Runs `transfer` (the libcurl call this watch paces), telling `headArrived` when its
+    /// answer's status line comes.
+    func telling<T, E: Error>(_ headArrived: () -> Void, _ transfer: () throws(E) -> T) throws(E) -> T {
+        try withoutActuallyEscaping(headArrived) { (headArrived) throws(E) -> T in
+            self.headArrived = headArrived
+            defer { self.headArrived = nil }
+            return try withExtendedLifetime(self) { () throws(E) -> T in try transfer() }
+        }
+    }
 
     /// A streamed answer's head went on now.
     func answered() { pace.answered(at: clock.now()) }
@@ -38,11 +48,6 @@ final class TransferWatch {
             "it sent \(bytes) bytes in \(Int(seconds.rounded())) s, under the minimum of \(limits.minRate) bytes a second"
         case .pastDeadline(let seconds): "it did not finish within \(Int(seconds.rounded())) s"
         }
-    }
-
-    var isPastDeadline: Bool {
-        if case .pastDeadline = verdict { return true }
-        return false
     }
 
     static let hook: tf_pace_hook = { received, headSeen, context in
