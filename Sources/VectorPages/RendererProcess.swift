@@ -122,39 +122,31 @@ final class RendererProcess: @unchecked Sendable {
         return reply
     }
 
-    /// Ends the process (killed if it still runs) and says how it ended, when it was not by
-    /// this call.
+    /// Ends the process: its pipes closed, then, when it has not exited of itself within
+    /// `grace` seconds (it exits when it reads the end of its input), killed; reaped either way,
+    /// once. Says how it ended when it was not by this call.
     @discardableResult
-    func end() -> String? {
+    func end(grace: Double = 0) -> String? {
         guard !ended else { return nil }
         ended = true
         close(input)
         close(output)
         var status: Int32 = 0, signal: Int32 = 0
-        var why: String?
-        if csys_reap(pid, 0, &status, &signal) == 1 {
-            why = Self.describe(status: status, signal: signal)
-        } else {
-            kill(pid, SIGKILL)
-            _ = csys_reap(pid, 1, &status, &signal)
+        var waited = 0.0
+        while true {
+            if csys_reap(pid, 0, &status, &signal) == 1 { return Self.describe(status: status, signal: signal) }
+            guard waited < grace else { break }
+            usleep(5_000)
+            waited += 0.005
         }
-        return why
+        kill(pid, SIGKILL)
+        _ = csys_reap(pid, 1, &status, &signal)
+        return nil
     }
 
-    /// Lets the process go: it exits when it reads the end of its input.
-    func retire() {
-        guard !ended else { return }
-        ended = true
-        close(input)
-        close(output)
-        var status: Int32 = 0, signal: Int32 = 0
-        // Reaped at once when it exits promptly, killed otherwise.
-        for _ in 0..<20 where csys_reap(pid, 0, &status, &signal) == 0 { usleep(5_000) }
-        if csys_reap(pid, 0, &status, &signal) == 0 {
-            kill(pid, SIGKILL)
-            _ = csys_reap(pid, 1, &status, &signal)
-        }
-    }
+    /// Lets the process go: it exits when it reads the end of its input, or is killed after
+    /// 0.1 s.
+    func retire() { end(grace: 0.1) }
 
     static func describe(status: Int32, signal: Int32) -> String {
         switch signal {

@@ -130,13 +130,14 @@ public final class VectorRenderer: Sendable {
         return reply.header
     }
 
-    /// `page` drawn at `scale` of its nominal size, as an uncompressed TIFF: refused
-    /// (`tooManyPixels`) past `maxPixels` before it is drawn. `memoryBytes`: what the renderer's
-    /// address space may grow by meanwhile.
+    /// `page` drawn at `scale` of its nominal size, as an uncompressed TIFF, with the size the
+    /// renderer drew it at: refused (`tooManyPixels`) past `maxPixels` before it is drawn.
+    /// `memoryBytes`: what the renderer's address space may grow by meanwhile.
     public func draw(_ document: [UInt8], page: Int, scale: Double, maxPixels: Int, memoryBytes: Int,
-                     stop: StopCheck? = nil) throws(ImagingError) -> [UInt8] {
+                     stop: StopCheck? = nil) throws(ImagingError) -> (tiff: [UInt8], width: Int, height: Int) {
         let request = RenderRequest(operation: .draw, page: page, scale: scale, maxPixels: maxPixels, document: document)
-        return try exchange(request, memoryBytes: memoryBytes, maxBody: maxPixels * 4 + (1 << 20), stop: stop).body
+        let reply = try exchange(request, memoryBytes: memoryBytes, maxBody: maxPixels * 4 + (1 << 20), stop: stop)
+        return (reply.body, reply.width, reply.height)
     }
 
     /// What a renderer's sandbox refused of what it tried (`csys_sandbox_report`): the tests'.

@@ -26,7 +26,7 @@ import TestSupport
         defer { renderer.close() }
         let header = try renderer.header(of: Self.svg, page: 1)
         #expect(header.width == 200 && header.height == 100 && header.isVector && header.loader.hasPrefix("svgload"))
-        let tiff = try renderer.draw(Self.svg, page: 1, scale: 0.5, maxPixels: 1_000_000, memoryBytes: 64 << 20)
+        let tiff = try renderer.draw(Self.svg, page: 1, scale: 0.5, maxPixels: 1_000_000, memoryBytes: 64 << 20).tiff
         let drawn = try ImageHeader.read(tiff)
         #expect(drawn.width == 100 && drawn.height == 50 && drawn.loader.hasPrefix("tiffload"))
         #expect(renderer.warm == 1 && renderer.statistics.started == 1)
@@ -43,7 +43,7 @@ import TestSupport
         #expect(throws: ImagingError.badParameter(name: "page", detail: "page 4 is past the source's 3 page(s)")) {
             try renderer.header(of: pdf, page: 4)
         }
-        let tiff = try renderer.draw(pdf, page: 3, scale: 2, maxPixels: 1_000_000, memoryBytes: 64 << 20)
+        let tiff = try renderer.draw(pdf, page: 3, scale: 2, maxPixels: 1_000_000, memoryBytes: 64 << 20).tiff
         let drawn = try ImageHeader.read(tiff)
         #expect(drawn.width == 100 && drawn.height == 800)
     }
@@ -138,7 +138,7 @@ import TestSupport
             <image x="100" y="0" width="100" height="100" xlink:href="http://127.0.0.1:\(listener.port)/x.png"/>
             </svg>
             """.utf8)
-        let image = try VipsImage.decode(renderer.draw(source, page: 1, scale: 1, maxPixels: 1 << 20, memoryBytes: 64 << 20))
+        let image = try VipsImage.decode(renderer.draw(source, page: 1, scale: 1, maxPixels: 1 << 20, memoryBytes: 64 << 20).tiff)
         // Green everywhere: nothing was drawn over it.
         for (x, y) in [(50, 50), (150, 50)] {
             let pixel = try image.pixel(x: x, y: y)

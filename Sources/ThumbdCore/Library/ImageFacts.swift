@@ -67,7 +67,7 @@ package struct ImageFacts: Sendable, Equatable {
     package static func read(vector data: [UInt8], format: ImageFormat, bytes: Int64,
                              vectors: VectorSources?) throws(ImagingError) -> ImageFacts {
         guard let vectors else { throw .unsupportedFormat }
-        let (header, preview) = try vectors.facts(data, format: format, bytes: bytes)
+        let (header, preview) = try vectors.facts(data)
         var facts = ImageFacts(width: header.width, height: header.height, orientation: 1, format: format, bytes: bytes,
                                alpha: header.hasAlpha, frames: 1,
                                placeholder: ThumbHash.encode(width: preview.width, height: preview.height, rgba: preview.rgba),

@@ -66,12 +66,11 @@ package struct VectorSources: Sendable {
 
     /// The page drawn as `scale` says, its renderer's memory bounded by `drawingMemory`.
     package func draw(_ document: [UInt8], page: Int, scale: VectorScale, stop: StopCheck? = nil) throws(ImagingError) -> Drawing {
-        let tiff = try renderer.draw(document, page: page, scale: scale.scale, maxPixels: maxPixels,
-                                     memoryBytes: Self.drawingMemory(pixels: scale.pixels, documentBytes: document.count), stop: stop)
+        let drawn = try renderer.draw(document, page: page, scale: scale.scale, maxPixels: maxPixels,
+                                      memoryBytes: Self.drawingMemory(pixels: scale.pixels, documentBytes: document.count), stop: stop)
         // A page's size is fractional (595.28 pt): the drawing may be a pixel off the rounded
         // one, and `rect` must stay within what was drawn.
-        let drawn = try ImageHeader.read(tiff)
-        return Drawing(tiff: tiff, scale: scale.fitted(to: drawn.width, drawn.height))
+        return Drawing(tiff: drawn.tiff, scale: scale.fitted(to: drawn.width, drawn.height))
     }
 
     /// An SVG or PDF used as a watermark `width` pixels wide: its first page drawn at about that
@@ -85,7 +84,7 @@ package struct VectorSources: Sendable {
 
     /// The facts of a document: its first page's nominal size and its pages, and a placeholder
     /// from a drawing of 100 px on its longer side.
-    package func facts(_ document: [UInt8], format: ImageFormat, bytes: Int64) throws(ImagingError) -> (header: ImageHeader, preview: ImagePreview) {
+    package func facts(_ document: [UInt8]) throws(ImagingError) -> (header: ImageHeader, preview: ImagePreview) {
         let header = try header(document, page: 1)
         var options = TransformOptions()
         options.width = 100
