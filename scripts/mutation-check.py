@@ -131,7 +131,7 @@ MUTATIONS = [
      "        guard headSeen, limits.minRate > 0, false else { return .going }",
      "TransferPaceTests"),
     ("vectors-read-in-process", "Sources/CVipsShim/vipsshim.c",
-     "    return !vectors_allowed && loader && (strstr(loader, \"Pdf\") != NULL || strstr(loader, \"Svg\") != NULL);",
+     "    return !vectors_allowed && is_vector_loader(loader);",
      "    (void)loader;\n    return 0;",
      "InputFormatsTests"),
     # Originals that can run script.

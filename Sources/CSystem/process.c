@@ -7,7 +7,6 @@
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
-#include <malloc.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -58,12 +57,17 @@ int csys_reap(pid_t pid, int block, int *status, int *signal) {
     return 1;
 }
 
-int csys_wait_readable(int fd, int timeout_ms) {
-    struct pollfd p = { fd, POLLIN, 0 };
+/* Waits up to timeout_ms for `events` on fd: 1, 0 on timeout (or a signal), -1 on error. */
+static int wait_for(int fd, short events, int timeout_ms) {
+    struct pollfd p = { fd, events, 0 };
     int n = poll(&p, 1, timeout_ms);
     if (n < 0) return errno == EINTR ? 0 : -1;
     return n > 0 ? 1 : 0;
 }
+
+int csys_wait_readable(int fd, int timeout_ms) { return wait_for(fd, POLLIN, timeout_ms); }
+
+int csys_wait_writable(int fd, int timeout_ms) { return wait_for(fd, POLLOUT, timeout_ms); }
 
 void csys_ignore_sigpipe(void) { signal(SIGPIPE, SIG_IGN); }
 
@@ -72,13 +76,6 @@ void csys_set_undumpable(void) { prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); }
 int csys_set_nonblocking(int fd) {
     int flags = fcntl(fd, F_GETFL);
     return flags < 0 ? -1 : fcntl(fd, F_SETFL, flags | O_NONBLOCK);
-}
-
-int csys_wait_writable(int fd, int timeout_ms) {
-    struct pollfd p = { fd, POLLOUT, 0 };
-    int n = poll(&p, 1, timeout_ms);
-    if (n < 0) return errno == EINTR ? 0 : -1;
-    return n > 0 ? 1 : 0;
 }
 
 void csys_child_prepare(void) {
@@ -98,7 +95,7 @@ void csys_child_prepare(void) {
         (void)!write(fd, "1000", 4);
         close(fd);
     }
-    mallopt(M_ARENA_MAX, 1);
+    csys_limit_malloc_arenas(1);
 }
 
 /* The process's address space now, from /proc/PID/statm (pages); 0 when it cannot be read. */
@@ -224,12 +221,8 @@ static void equals_rule(program *p, long nr, int arg, unsigned value) {
     load_arg(p, arg, 0);
     emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, value, 0, 0));
     jump_to(p, TAKEN, ALLOW);
-    p->jumps[p->jump_count - 1].branch = TAKEN;
-    /* Not taken: refused (patched below as a second jump of the same instruction). */
-    p->jumps[p->jump_count].at = p->count - 1;
-    p->jumps[p->jump_count].branch = NOT_TAKEN;
-    p->jumps[p->jump_count].verdict = DENY;
-    p->jump_count++;
+    /* Not taken: refused (a second jump of the same instruction). */
+    jump_to(p, NOT_TAKEN, DENY);
     load_nr(p);
 }
 
@@ -242,10 +235,7 @@ static void null_rule(program *p, long nr, int arg) {
     load_arg(p, arg, 1);
     emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 0));
     jump_to(p, TAKEN, ALLOW);
-    p->jumps[p->jump_count].at = p->count - 1;
-    p->jumps[p->jump_count].branch = NOT_TAKEN;
-    p->jumps[p->jump_count].verdict = DENY;
-    p->jump_count++;
+    jump_to(p, NOT_TAKEN, DENY);
 }
 
 int csys_sandbox(void) {

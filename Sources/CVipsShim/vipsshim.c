@@ -23,13 +23,22 @@ static int vectors_allowed = 0;
    end; a 257-byte SVG's blur draws for seconds in one call no stop check reaches), so they
    run in renderer processes with limits of their own. The check only looks at the bytes'
    signature; the document is never parsed here. */
+static int is_vector_loader(const char *loader) {
+    return loader && (strstr(loader, "Pdf") != NULL || strstr(loader, "Svg") != NULL);
+}
+
 static int refused_loader(const char *loader) {
-    return !vectors_allowed && loader && (strstr(loader, "Pdf") != NULL || strstr(loader, "Svg") != NULL);
+    return !vectors_allowed && is_vector_loader(loader);
+}
+
+/* Why a refused loader's document is not read, in libvips' error buffer. */
+static void say_refused(void) {
+    vips_error("thumbd", "%s", "SVG and PDF documents are drawn by a renderer process, not here");
 }
 
 static int refused(const void *buf, size_t len) {
     if (refused_loader(vips_foreign_find_load_buffer(buf, len))) {
-        vips_error("thumbd", "%s", "SVG and PDF documents are drawn by a renderer process, not here");
+        say_refused();
         return 1;
     }
     return 0;
@@ -92,7 +101,7 @@ int tv_read_header_page(const void *buf, size_t len, int page, tv_header *out, c
     memset(out, 0, sizeof *out);
     const char *loader = vips_foreign_find_load_buffer(buf, len);
     if (!loader || refused_loader(loader)) {
-        if (loader) vips_error("thumbd", "%s", "SVG and PDF documents are drawn by a renderer process, not here");
+        if (loader) say_refused();
         fail(err);
         return -2;
     }
@@ -107,7 +116,7 @@ int tv_read_header_file(const char *path, tv_header *out, char **err) {
     memset(out, 0, sizeof *out);
     const char *loader = vips_foreign_find_load(path);
     if (!loader || refused_loader(loader)) {
-        if (loader) vips_error("thumbd", "%s", "SVG and PDF documents are drawn by a renderer process, not here");
+        if (loader) say_refused();
         fail(err);
         return -2;
     }
@@ -674,7 +683,7 @@ int tv_draw_vector(const void *buf, size_t len, int page, double scale, unsigned
     *out = NULL;
     *out_len = 0;
     const char *loader = vips_foreign_find_load_buffer(buf, len);
-    if (!loader || (strstr(loader, "Pdf") == NULL && strstr(loader, "Svg") == NULL)) {
+    if (!is_vector_loader(loader)) {
         vips_error("thumbd", "%s", "not an SVG or PDF document");
         fail(err);
         return -2;
