@@ -81,7 +81,7 @@ let package = Package(
         .target(name: "Imaging", dependencies: ["CVipsShim", "CFaceShim", "ThumbdProtocol", "WireCoding"]),
         // SVG and PDF read and drawn in renderer processes of their own (seccomp, rlimits, a
         // deadline), never in the server's: the pool, the wire messages, and the child's loop.
-        .target(name: "VectorPages", dependencies: ["Imaging", "CSystem", "Clocks", "Locking"]),
+        .target(name: "VectorPages", dependencies: ["Imaging", "CSystem", "Clocks", "Locking", "WireCoding"]),
         // libcurl, for fetching from origins; its variadic setopt wrapped in C.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "CurlShim", dependencies: ["CCurl"]),

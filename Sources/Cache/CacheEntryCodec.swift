@@ -19,18 +19,18 @@ public enum CacheEntryCodec {
     public static func header(key: CacheKey, variant: CachedVariant) -> [UInt8] {
         var header: [UInt8] = []
         header += magic
-        header += le(UInt32(0))  // header length, patched below
-        header += le(UInt64(variant.bytes.count))
-        header += le(checksum(variant.bytes))
-        header += le(UInt64(bitPattern: Int64(variant.lastModified)))
+        header.appendLittleEndian(UInt32(0))  // header length, patched below
+        header.appendLittleEndian(UInt64(variant.bytes.count))
+        header.appendLittleEndian(checksum(variant.bytes))
+        header.appendLittleEndian(UInt64(bitPattern: Int64(variant.lastModified)))
         for text in [key.text, variant.contentType, variant.etag] {
             let utf8 = Array(text.utf8)
-            header += le(UInt32(utf8.count))
+            header.appendLittleEndian(UInt32(utf8.count))
             header += utf8
         }
         let headerLength = header.count + 4
-        header.replaceSubrange(4..<8, with: le(UInt32(headerLength)))
-        header += le(checksum(header))
+        header.storeLittleEndian(UInt32(headerLength), at: 4)
+        header.appendLittleEndian(checksum(header))
         return header
     }
 
@@ -40,12 +40,12 @@ public enum CacheEntryCodec {
     }
 
     public static func decode(_ data: [UInt8], expecting key: CacheKey) -> Result<CachedVariant, Failure> {
-        var reader = Reader(data: data)
+        var reader = LittleEndianReader(data)
         guard let m = reader.bytes(4), m == magic else { return .failure(.corrupt("bad magic")) }
-        guard let headerLength = reader.u32().map(Int.init), headerLength >= 36, headerLength <= data.count,
-              let bodyLength = reader.u64(), let bodyCRC = reader.u32(), let modified = reader.u64(),
+        guard let headerLength = reader.uint32().map(Int.init), headerLength >= 36, headerLength <= data.count,
+              let bodyLength = reader.uint64(), let bodyCRC = reader.uint32(), let modified = reader.uint64(),
               let keyText = reader.string(), let contentType = reader.string(), let etag = reader.string(),
-              reader.position + 4 == headerLength, let headerCRC = reader.u32()
+              reader.position + 4 == headerLength, let headerCRC = reader.uint32()
         else { return .failure(.corrupt("bad header")) }
         guard checksum(data[0..<(headerLength - 4)]) == headerCRC else { return .failure(.corrupt("header checksum")) }
         guard UInt64(data.count - headerLength) == bodyLength else { return .failure(.corrupt("body length")) }
@@ -58,12 +58,12 @@ public enum CacheEntryCodec {
     /// The full key an entry was written for, from its first bytes (enough to hold the
     /// header); nil when they are not a well-formed header.
     public static func keyText(_ head: [UInt8]) -> String? {
-        var reader = Reader(data: head)
-        guard let m = reader.bytes(4), m == magic, let headerLength = reader.u32().map(Int.init), headerLength >= 36,
-              headerLength <= head.count, reader.u64() != nil, reader.u32() != nil, reader.u64() != nil, let key = reader.string()
+        var reader = LittleEndianReader(head)
+        guard let m = reader.bytes(4), m == magic, let headerLength = reader.uint32().map(Int.init), headerLength >= 36,
+              headerLength <= head.count, reader.uint64() != nil, reader.uint32() != nil, reader.uint64() != nil, let key = reader.string()
         else { return nil }
-        var tail = Reader(data: Array(head[(headerLength - 4)..<headerLength]))
-        guard checksum(head[0..<(headerLength - 4)]) == tail.u32() else { return nil }
+        var tail = LittleEndianReader(head, at: headerLength - 4)
+        guard checksum(head[0..<(headerLength - 4)]) == tail.uint32() else { return nil }
         return key
     }
 
@@ -74,32 +74,12 @@ public enum CacheEntryCodec {
     static func checksum(_ bytes: [UInt8]) -> UInt32 {
         CRC32C.checksum(bytes)
     }
+}
 
-    private static func le<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
-        withUnsafeBytes(of: value.littleEndian) { Array($0) }
-    }
-
-    private struct Reader {
-        let data: [UInt8]
-        var position = 0
-
-        mutating func bytes(_ n: Int) -> [UInt8]? {
-            guard n >= 0, position + n <= data.count else { return nil }
-            defer { position += n }
-            return Array(data[position..<(position + n)])
-        }
-
-        mutating func integer<T: FixedWidthInteger>(_: T.Type) -> T? {
-            guard let raw = bytes(MemoryLayout<T>.size) else { return nil }
-            return raw.reversed().reduce(T(0)) { $0 << 8 | T($1) }
-        }
-
-        mutating func u32() -> UInt32? { integer(UInt32.self) }
-        mutating func u64() -> UInt64? { integer(UInt64.self) }
-
-        mutating func string() -> String? {
-            guard let n = u32(), n <= 64 * 1024, let raw = bytes(Int(n)) else { return nil }
-            return String(validating: raw, as: UTF8.self)
-        }
+private extension LittleEndianReader {
+    /// A u32 length and that many bytes of UTF-8, at most 64 KiB.
+    mutating func string() -> String? {
+        guard let n = uint32(), n <= 64 * 1024, let raw = bytes(Int(n)) else { return nil }
+        return String(validating: raw, as: UTF8.self)
     }
 }

@@ -1,4 +1,5 @@
 import Imaging
+import WireCoding
 
 /// What a renderer answers one `RenderRequest`: the page's header, its drawing (an
 /// uncompressed TIFF), or why not. One frame on its stdout: a fixed head (little-endian), the
@@ -66,14 +67,14 @@ public struct RenderReply: Sendable, Equatable {
     /// A head read back: the reply without its loader and body, and their lengths; nil for
     /// bytes that are no such head, or lengths past `maxBody`.
     public static func parse(head bytes: [UInt8], maxBody: Int) -> (reply: RenderReply, loaderLength: Int, bodyLength: Int)? {
-        guard bytes.count == headLength, Array(bytes[0..<4]) == magic, let outcome = Outcome(rawValue: bytes[4]) else { return nil }
-        var reader = LittleEndianReader(bytes, at: 5)
-        let width = Int(reader.uint32()), height = Int(reader.uint32()), pages = Int(reader.uint32())
-        let bands = Int(reader.uint8()), alpha = reader.uint8() != 0
-        let loaderLength = Int(reader.uint16()), bodyLength = reader.uint64()
-        guard bodyLength <= UInt64(max(0, maxBody)) else { return nil }
-        return (RenderReply(outcome: outcome, width: width, height: height, pages: pages, bands: bands, hasAlpha: alpha),
-                loaderLength, Int(bodyLength))
+        guard bytes.count == headLength else { return nil }
+        var reader = LittleEndianReader(bytes)
+        guard reader.bytes(4) == magic, let outcome = reader.uint8().flatMap(Outcome.init(rawValue:)),
+              let width = reader.uint32(), let height = reader.uint32(), let pages = reader.uint32(), let bands = reader.uint8(),
+              let alpha = reader.uint8(), let loaderLength = reader.uint16(), let bodyLength = reader.uint64(),
+              bodyLength <= UInt64(max(0, maxBody)) else { return nil }
+        return (RenderReply(outcome: outcome, width: Int(width), height: Int(height), pages: Int(pages), bands: Int(bands),
+                            hasAlpha: alpha != 0), Int(loaderLength), Int(bodyLength))
     }
 
     /// The header a `.header` reply carries.

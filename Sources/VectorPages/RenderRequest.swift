@@ -1,3 +1,5 @@
+import WireCoding
+
 /// What the server asks a renderer process: the header of a page, or the page drawn at a scale.
 /// Sent as one frame on the renderer's stdin: a fixed head (little-endian) and the document's
 /// bytes. (The CPU and memory it may spend on it the server sets itself, as the renderer's
@@ -48,41 +50,12 @@ public struct RenderRequest: Sendable, Equatable {
     /// A head read back: the request without its document, and the document's length; nil for
     /// bytes that are no such head.
     public static func parse(head bytes: [UInt8]) -> (request: RenderRequest, documentLength: Int)? {
-        guard bytes.count == headLength, Array(bytes[0..<4]) == magic,
-              let operation = Operation(rawValue: bytes[4]) else { return nil }
-        var reader = LittleEndianReader(bytes, at: 5)
-        let page = Int(reader.uint32()), scale = Double(bitPattern: reader.uint64()), maxPixels = reader.uint64()
-        let length = reader.uint64()
+        guard bytes.count == headLength else { return nil }
+        var reader = LittleEndianReader(bytes)
+        guard reader.bytes(4) == magic, let operation = reader.uint8().flatMap(Operation.init(rawValue:)),
+              let page = reader.uint32().map(Int.init), let scale = reader.uint64().map(Double.init(bitPattern:)),
+              let maxPixels = reader.uint64(), let length = reader.uint64() else { return nil }
         guard page >= 1, scale.isFinite, scale > 0, maxPixels <= UInt64(Int.max), length <= UInt64(maxDocument) else { return nil }
         return (RenderRequest(operation: operation, page: page, scale: scale, maxPixels: Int(maxPixels), document: []), Int(length))
     }
-}
-
-extension [UInt8] {
-    mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
-        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
-    }
-}
-
-/// Reads fixed-width integers from bytes whose length the caller checked.
-struct LittleEndianReader {
-    private let bytes: [UInt8]
-    private var offset: Int
-
-    init(_ bytes: [UInt8], at offset: Int) {
-        self.bytes = bytes
-        self.offset = offset
-    }
-
-    private mutating func read<T: FixedWidthInteger>(_: T.Type) -> T {
-        var value: T = 0
-        for i in 0..<MemoryLayout<T>.size { value |= T(bytes[offset + i]) << (8 * i) }
-        offset += MemoryLayout<T>.size
-        return value
-    }
-
-    mutating func uint8() -> UInt8 { read(UInt8.self) }
-    mutating func uint16() -> UInt16 { read(UInt16.self) }
-    mutating func uint32() -> UInt32 { read(UInt32.self) }
-    mutating func uint64() -> UInt64 { read(UInt64.self) }
 }

@@ -67,3 +67,30 @@ import WireCoding
         #expect(ContentRange(parsing: "bytes 0-199/200x") == nil && ContentRange(parsing: "items 0-1/2") == nil)
     }
 }
+
+@Suite struct LittleEndianTests {
+    /// What is appended reads back in order, and a read past the end is nil and takes nothing.
+    @Test func integersReadBackAsWritten() async {
+        await propertyCheck(count: 200, input: Gen.uint64(), Gen.uint32(), Gen.uint8().array(of: 0...20)) { wide, narrow, tail in
+            var bytes: [UInt8] = []
+            bytes.appendLittleEndian(wide)
+            bytes.appendLittleEndian(narrow)
+            bytes.appendLittleEndian(UInt16(truncatingIfNeeded: narrow))
+            bytes += tail
+            var reader = LittleEndianReader(bytes)
+            #expect(reader.uint64() == wide && reader.uint32() == narrow && reader.uint16() == UInt16(truncatingIfNeeded: narrow))
+            #expect(reader.bytes(tail.count) == tail && reader.position == bytes.count)
+            #expect(reader.uint8() == nil && reader.bytes(1) == nil && reader.position == bytes.count)
+        }
+    }
+
+    @Test func isLittleEndianAndPatchesInPlace() {
+        var bytes: [UInt8] = [9, 9, 9, 9, 9, 9]
+        bytes.storeLittleEndian(UInt32(0x0403_0201), at: 1)
+        #expect(bytes == [9, 1, 2, 3, 4, 9])
+        var reader = LittleEndianReader(bytes, at: 1)
+        #expect(reader.uint32() == 0x0403_0201)
+        var short = LittleEndianReader([1, 2, 3])
+        #expect(short.uint32() == nil && short.uint16() == 0x0201 && short.position == 2)
+    }
+}
