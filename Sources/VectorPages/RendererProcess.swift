@@ -11,8 +11,8 @@ final class RendererProcess: @unchecked Sendable {
     private let input: Int32
     /// The read end of its stdout.
     private let output: Int32
-    /// Whether its seccomp filter is on (else it runs under its rlimits only).
-    let sandboxed: Bool
+    /// Whether its seccomp filter is on (else it runs under its rlimits only): its hello says.
+    private(set) var sandboxed = false
     /// Requests it answered.
     private(set) var answered = 0
     private var ended = false
@@ -32,11 +32,10 @@ final class RendererProcess: @unchecked Sendable {
         case garbled
     }
 
-    private init(pid: pid_t, input: Int32, output: Int32, sandboxed: Bool) {
+    private init(pid: pid_t, input: Int32, output: Int32) {
         self.pid = pid
         self.input = input
         self.output = output
-        self.sandboxed = sandboxed
     }
 
     /// Starts `command` with `environment` ("NAME=value" lines) and waits (up to `timeout`
@@ -64,19 +63,14 @@ final class RendererProcess: @unchecked Sendable {
             close(toChild[1]); close(fromChild[0])
             throw .cannotStart("\(command[0]) could not be started: \(String(cString: strerror(rc)))")
         }
-        let process = RendererProcess(pid: pid, input: toChild[1], output: fromChild[0], sandboxed: false)
+        let process = RendererProcess(pid: pid, input: toChild[1], output: fromChild[0])
         let deadline = SystemClock.now() + timeout
         guard let hello = process.reply(maxBody: 1024, keepWaiting: { SystemClock.now() < deadline }), hello.outcome == .ready else {
             let why = process.end()
             throw .cannotStart("\(command.joined(separator: " ")) did not start: \(why ?? "it said nothing")")
         }
-        return RendererProcess(taking: process, sandboxed: String(decoding: hello.body, as: UTF8.self) == "seccomp")
-    }
-
-    /// The same process, knowing what its hello said.
-    private convenience init(taking other: RendererProcess, sandboxed: Bool) {
-        self.init(pid: other.pid, input: other.input, output: other.output, sandboxed: sandboxed)
-        other.ended = true
+        process.sandboxed = String(decoding: hello.body, as: UTF8.self) == "seccomp"
+        return process
     }
 
     /// Sets the CPU seconds and the address-space growth the process may spend on `request`

@@ -3,6 +3,7 @@ import CSystem
 import Glibc
 import Imaging
 import Locking
+import WireCoding
 
 /// SVG and PDF pages read and drawn in renderer processes (`RendererChild`, `thumbd
 /// render-vectors`), never in the server's: a document that runs away (a blur that draws for
@@ -188,7 +189,7 @@ public final class VectorRenderer: Sendable {
         switch failure {
         case .timedOut:
             count(\.timedOut)
-            return .undecodable("drawing it took longer than \(Self.seconds(limits.seconds)) s, the limit (limits.vector_seconds)")
+            return .undecodable("drawing it took longer than \(DecimalText.format(limits.seconds)) s, the limit (limits.vector_seconds)")
         case .stopped:
             count(\.stopped)
             return .cancelled
@@ -270,8 +271,4 @@ public final class VectorRenderer: Sendable {
 
     /// How long a spare renderer waits for another document before it may be let go.
     static let spareSeconds = 2.0
-
-    private static func seconds(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
-    }
 }
