@@ -255,13 +255,14 @@ extension ThumbdConfig {
         return S3Client(location: location, endpoint: S3Endpoint(endpoint: s3.endpoint, region: s3.region, pathStyle: s3.pathStyle)!,
                         region: s3.region, accessKey: s3.accessKey, secretKey: s3.secretKey,
                         connectTimeout: min(origins.connectTimeout, cache.shared.timeout),
-                        transfer: TransferLimits(timeout: cache.shared.timeout, minRate: origins.minRate, streamTimeout: origins.streamTimeout),
-                        clock: clock)
+                        transfer: transferLimits(timeout: cache.shared.timeout), clock: clock)
     }
 
-    /// The bounds of every read from an origin or the S3 library.
-    var originTransfers: TransferLimits {
-        TransferLimits(timeout: origins.timeout, minRate: origins.minRate, streamTimeout: origins.streamTimeout)
+    /// The bounds of every read from an origin, the S3 library (`origins.timeout`) or the
+    /// shared tier (`cache.shared.timeout`): that deadline, `origins.min_rate` and
+    /// `origins.stream_timeout`.
+    func transferLimits(timeout: Double) -> TransferLimits {
+        TransferLimits(timeout: timeout, minRate: origins.minRate, streamTimeout: origins.streamTimeout)
     }
 
     /// The S3 client this configuration describes for `location` (the endpoint was checked
@@ -270,6 +271,6 @@ extension ThumbdConfig {
         let s3 = library.s3
         return S3Client(location: location, endpoint: S3Endpoint(endpoint: s3.endpoint, region: s3.region, pathStyle: s3.pathStyle)!,
                         region: s3.region, accessKey: s3.accessKey, secretKey: s3.secretKey,
-                        connectTimeout: origins.connectTimeout, transfer: originTransfers, clock: clock)
+                        connectTimeout: origins.connectTimeout, transfer: transferLimits(timeout: origins.timeout), clock: clock)
     }
 }

@@ -82,11 +82,17 @@ package final class StoreHealth: Sendable {
         /// A subject to probe about when none failed yet: one still waiting.
         var waitingSubject: String? { waiting.values.min { $0.since < $1.since }?.subject }
 
-        mutating func wentDown(at now: Double) {
+        /// Down from `now` once `failuresToOpen` subjects fail, those still waiting past
+        /// `slowAfter` counted; a probe then asks about the last that failed, else about
+        /// one still waiting (`asking` when none is).
+        mutating func goesDown(at now: Double, failuresToOpen: Int, slowAfter: Double, asking subject: String) -> Change {
+            guard downSince == nil, failingCount(at: now, slowAfter: slowAfter) >= failuresToOpen else { return .none }
             downSince = now
             // The next request probes at once: a store that answers again (even with a
             // refusal) is asked at once, not after a pause.
             lastProbe = -.infinity
+            if lastFailed.isEmpty { lastFailed = waitingSubject ?? subject }
+            return .wentDown
         }
 
         /// What a request about `subject` may do now: go, wait for the store, or probe it.
@@ -145,12 +151,7 @@ package final class StoreHealth: Sendable {
     package func admit(_ subject: String = "") -> Result<Ticket, StoreUnavailable> {
         let now = clock.now()
         let (decision, change) = state.withLock { s -> (Decision, Change) in
-            var change = Change.none
-            if s.downSince == nil, s.failingCount(at: now, slowAfter: slowAfter) >= failuresToOpen {
-                s.wentDown(at: now)
-                if s.lastFailed.isEmpty { s.lastFailed = s.waitingSubject ?? subject }
-                change = .wentDown
-            }
+            let change = s.goesDown(at: now, failuresToOpen: failuresToOpen, slowAfter: slowAfter, asking: subject)
             return (s.decide(subject, at: now, probeInterval: probeInterval, probes: probe != nil), change)
         }
         if change != .none { report(change) }
@@ -159,14 +160,15 @@ package final class StoreHealth: Sendable {
         case .refuse(let reason): return .failure(StoreUnavailable(reason: reason))
         case .probe(let lastFailed):
             let answers = probe?(lastFailed) ?? false
+            let probed = clock.now()
             let change = state.withLock { s -> Change in
                 s.probing = false
-                s.lastProbe = clock.now()
-                return answers ? s.cameBack(at: clock.now()) : .none
+                s.lastProbe = probed
+                return answers ? s.cameBack(at: probed) : .none
             }
             if change != .none { report(change) }
             guard answers else { return .failure(StoreUnavailable(reason: "it does not answer yet; asking again shortly")) }
-            return .success(state.withLock { $0.ticket(subject, trial: false, at: clock.now()) })
+            return .success(state.withLock { $0.ticket(subject, trial: false, at: probed) })
         }
     }
 
@@ -192,9 +194,7 @@ package final class StoreHealth: Sendable {
                 return .none
             }
             s.failing.insert(ticket.subject)
-            guard s.failingCount(at: now, slowAfter: slowAfter) >= failuresToOpen else { return .none }
-            s.wentDown(at: now)
-            return .wentDown
+            return s.goesDown(at: now, failuresToOpen: failuresToOpen, slowAfter: slowAfter, asking: ticket.subject)
         }
         if change != .none { report(change) }
         return change

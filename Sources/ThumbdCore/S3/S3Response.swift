@@ -27,6 +27,10 @@ package struct S3Response: Sendable {
         }
     }
 
+    /// The store refused the request's credentials or policy (401, 403): an operator's to mend,
+    /// never an outage.
+    package var isDenial: Bool { status == 401 || status == 403 }
+
     /// The object's whole length: from `Content-Range` on a 206, `Content-Length` otherwise.
     package var completeLength: Int64? {
         if let range = contentRange, let slash = range.lastIndex(of: "/") { return Int64(range[range.index(after: slash)...]) }

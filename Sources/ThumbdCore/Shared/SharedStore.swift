@@ -22,6 +22,9 @@ package final class SharedStore: Sendable {
         case failed(S3Error)
     }
 
+    /// Why a request that was skipped (`Outcome.skipped`) was not asked.
+    package static let down = S3Error.unavailable("the shared tier's store is down")
+
     package let client: S3Client
     /// Every object of the tier is under it: empty, or ending with `/`.
     package let prefix: String
@@ -50,7 +53,7 @@ package final class SharedStore: Sendable {
             let response = try request(client)
             let failed = response.status >= 500
             health.finished(ticket, failed: failed)
-            if response.status == 401 || response.status == 403 { logDenial(response) }
+            if response.isDenial { logDenial(response) }
             return failed ? .failed(response.failure) : .answered(response)
         } catch {
             health.finished(ticket, failed: error.isUnavailable)
@@ -79,7 +82,7 @@ package final class SharedStore: Sendable {
         var token: String?
         repeat {
             guard case .success(let ticket) = health.admit("list " + under) else {
-                return .failure(.unavailable("the shared tier's store is down"))
+                return .failure(Self.down)
             }
             do throws(S3Error) {
                 let page = try client.list(prefix: prefix + under, after: token)

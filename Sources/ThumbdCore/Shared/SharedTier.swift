@@ -122,7 +122,7 @@ package final class SharedTier: SharedVariantTier {
     /// An answer that is neither the object nor its absence: a denial, or another error.
     private func counted(_ response: S3Response) {
         counters.errors.increment()
-        if case .refused(let status, _) = response.failure, status == 401 || status == 403 { counters.denials.increment() }
+        if response.isDenial { counters.denials.increment() }
     }
 
     /// Deletes every object of a source; returns how many went, or why they could not be
@@ -139,7 +139,7 @@ package final class SharedTier: SharedVariantTier {
             case .answered(let response) where response.status == 204 || response.status == 200: removed += 1
             case .answered(let response): return .failure(response.failure)
             case .failed(let error): return .failure(error)
-            case .skipped: return .failure(.unavailable("the shared tier's store is down"))
+            case .skipped: return .failure(SharedStore.down)
             }
         }
         return .success(removed)

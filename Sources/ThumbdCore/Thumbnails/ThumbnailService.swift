@@ -382,11 +382,9 @@ package final class ThumbnailService: Sendable {
         if flights.abandonIfUnwanted(flight) { return nil }
         guard let vectors else { return .failure(.imaging(.unsupportedFormat)) }
         let options = identity.options
-        let stop = StopCheck { [flights] in flights.isUnwanted(flight) }
+        let stop = stopCheck(flight)
         do throws(ImagingError) {
-            if options.redact != nil && options.page != 1 {
-                throw ImagingError.badParameter(name: "redact", detail: "redact works on the first page only, not page \(options.page)")
-            }
+            try Self.checkRedactedPage(options)
             let header = try vectors.header(loaded.bytes, page: options.page, of: name, at: loaded.version, stop: stop)
             try OutputGeometry(header: header, options: options).check(maxDimension: limits.maxDimension, maxPixels: limits.maxSourcePixels)
             let scale = try vectors.scale(header, options: options)
@@ -408,6 +406,19 @@ package final class ThumbnailService: Sendable {
         }
     }
 
+    /// Faces are found on the first page: another page's would go unhidden.
+    private static func checkRedactedPage(_ options: TransformOptions) throws(ImagingError) {
+        if options.redact != nil && options.page != 1 {
+            throw .badParameter(name: "redact", detail: "redact works on the first page only, not page \(options.page)")
+        }
+    }
+
+    /// Stops the work of `flight` while it runs once nobody wants it (its clients gone, its
+    /// response timed out).
+    private func stopCheck(_ flight: String) -> StopCheck {
+        StopCheck { [flights] in flights.isUnwanted(flight) }
+    }
+
     /// A transform whose source header and output passed the limits, with its working-memory
     /// estimate, ready to run.
     private struct PlannedTransform {
@@ -427,10 +438,7 @@ package final class ThumbnailService: Sendable {
                       options given: TransformOptions? = nil) -> Result<PlannedTransform, ThumbnailFailure> {
         let options = given ?? identity.options
         do throws(ImagingError) {
-            // Faces are found on the first page: another page's would go unhidden.
-            if options.redact != nil && options.page != 1 {
-                throw ImagingError.badParameter(name: "redact", detail: "redact works on the first page only, not page \(options.page)")
-            }
+            try Self.checkRedactedPage(options)
             let header = try ImageTransformer.checkedHeader(source.bytes, maxPixels: limits.maxSourcePixels,
                                                             animated: options.keepsFrames, maxFrames: limits.maxFrames,
                                                             page: options.page)
@@ -448,8 +456,8 @@ package final class ThumbnailService: Sendable {
                 // An SVG or PDF watermark is drawn by a renderer at the width it is placed at.
                 if ImageFormat.sniff(bytes)?.isVector == true {
                     guard let vectors else { throw ImagingError.unsupportedFormat }
-                    let stop = StopCheck { [flights] in flights.isUnwanted(item.flight) }
-                    bytes = try vectors.watermark(bytes, width: Int((Double(geometry.width) * mark.scale).rounded()), stop: stop)
+                    bytes = try vectors.watermark(bytes, width: Int((Double(geometry.width) * mark.scale).rounded()),
+                                                  stop: stopCheck(item.flight))
                 }
                 watermark = (bytes, try ImageTransformer.checkedHeader(bytes, maxPixels: limits.maxSourcePixels))
             }
@@ -470,8 +478,7 @@ package final class ThumbnailService: Sendable {
         // Its clients may have gone while the source loaded or others were made.
         if flights.abandonIfUnwanted(flight) { return }
         let started = clock.now()
-        // Stopped while it runs once nobody wants it (clients gone, response timed out).
-        let stop = StopCheck { [flights] in flights.isUnwanted(flight) }
+        let stop = stopCheck(flight)
         let faces: [PixelRect]
         switch facesNeeded(by: identity.options, of: name, from: source) {
         case .success(let found): faces = found
