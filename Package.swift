@@ -188,6 +188,7 @@ let package = Package(
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "FileSystemTests", dependencies: ["FileSystem"]),
+        .testTarget(name: "ClocksTests", dependencies: ["Clocks"]),
         .testTarget(name: "VideoTests", dependencies: ["Video", "TestSupport"]),
         .testTarget(name: "VectorPagesTests", dependencies: [
             "VectorPages", "Imaging", "Clocks", "TestSupport",

@@ -1,6 +1,8 @@
 import Clocks
 import Foundation
 import Imaging
+import Locking
+import Logging
 import Testing
 import TestSupport
 @testable import Thumbd
@@ -82,7 +84,7 @@ import TestSupport
         let made = try Self.get(a, "/img/photo.jpg?w=150")
         _ = try Self.get(a, "/img/other.jpg?w=150")
         Self.shared(a).flush()
-        let objects = try Self.shared(a).store.list(under: "v1/").get()
+        let objects = try Self.shared(a).store.list(SharedLayout.variants).get()
         #expect(objects.count == 2)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("thumbd-objects-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -140,6 +142,53 @@ import TestSupport
         #expect(try Self.get(a, "/img/photo.jpg?w=140").header("X-Cache") == "miss")
         Self.shared(a).flush()
         #expect(try Self.counter(a, "thumbd_cache_writes_total", ["tier": "shared"]) == 2)
+    }
+
+    /// Following and waiting for confirmations run on the injected clock: a heartbeat is due
+    /// only when the clock says so, and a purge's wait ends when the test has moved time past it.
+    @Test func purgesAreFollowedAndWaitedForOnTheInjectedClock() throws {
+        let bucket = try store.makeBucket()
+        let shared = Self.shared(try replica(bucket: bucket)).store
+        let clock = ManualClock()
+        let logger = Logger(label: "test")
+        let publisher = SharedPurges(store: shared, stateFolder: nil, clock: clock, wallClock: SystemWallClock(), logger: logger)
+        let follower = SharedPurges(store: shared, stateFolder: nil, clock: clock, wallClock: SystemWallClock(), logger: logger)
+        let applied = Locked<[PurgeRecord]>([])
+        let following = PurgeFollower(purges: follower, apply: { record in applied.withLock { $0.append(record) } },
+                                      clock: clock, logger: logger)
+        func alive() throws -> [String] {
+            try shared.list(SharedLayout.replicas).get().compactMap { shared.layout.name(of: $0.key, in: SharedLayout.replicas) }
+        }
+        #expect(following.round())
+        #expect(try alive().contains(follower.replica))
+        // Gone, and not written again until a heartbeat is due by the clock.
+        follower.leave()
+        #expect(following.round())
+        #expect(try !alive().contains(follower.replica))
+        clock.advance(by: SharedPurges.Defaults.heartbeat)
+        #expect(following.round())
+        #expect(try alive().contains(follower.replica))
+
+        let record = PurgeRecord(target: .remote("https://images.example.com/a.jpg"))
+        let name = try #require(publisher.publish(record))
+        let started = clock.now()
+        let waited = Locked<PurgeOutcome.Replicas?>(nil)
+        Thread {
+            let replicas = publisher.confirmations(of: name, waitingUpTo: 3)
+            waited.withLock { $0 = replicas }
+        }.start()
+        #expect(eventually(timeout: 60) {
+            if waited.withLock({ $0 }) != nil { return true }
+            clock.advance(by: SharedPurges.Defaults.confirmationPoll)
+            return false
+        })
+        #expect(waited.withLock { $0 }?.pending == [follower.replica])
+        #expect(clock.now() - started >= 3)
+        // Applied and confirmed by the follower's next round: nothing left to wait for.
+        #expect(following.round())
+        #expect(applied.withLock { $0 } == [record])
+        let confirmed = publisher.confirmations(of: name, waitingUpTo: 3)
+        #expect(confirmed.pending.isEmpty && confirmed.confirmed.contains(follower.replica))
     }
 
     @Test func aPurgeAtOneReplicaReachesTheSharedTierAndEveryReplica() throws {

@@ -20,8 +20,9 @@ public final class ThumbdApp: HTTPHandler {
     /// The threads a bucket's originals are streamed on (nil for a folder library).
     let transfers: WorkerPool?
     let drain = DrainState()
-    /// Purges shared with the other replicas; nil without a shared tier.
-    let sharedPurges: SharedPurges?
+    /// Applies the purges other replicas published; nil without a shared tier.
+    let purgeFollower: PurgeFollower?
+    private let disk: DiskCache?
     /// SVG and PDF, drawn by renderer processes; nil when no renderer executable was found.
     let vectors: VectorSources?
 
@@ -60,12 +61,10 @@ public final class ThumbdApp: HTTPHandler {
         // what malloc freed goes back.
         let pool = WorkerPool(workers: config.limits.workers, queueLimit: config.limits.queue,
                               whenIdle: { DecoderScratch.release(); vectors?.renderer.retireSpares(); csys_release_free_memory() })
-        var disk: DiskCache?
-        if config.cache.diskBytes > 0 {
-            disk = DiskCache(directory: config.cache.dir, capacityBytes: config.cache.diskBytes,
-                             clock: clock, report: { logger.warning("\($0)") })
-            disk?.startIndexing()
-        }
+        let disk = config.cache.diskBytes <= 0 ? nil
+            : DiskCache(directory: config.cache.dir, capacityBytes: config.cache.diskBytes, clock: clock,
+                        report: { logger.warning("\($0)") })
+        self.disk = disk
         let imageFields = ImageFields(cacheControl: config.output.cacheControl, acceptClientHints: config.output.clientHints)
         let presenter = ThumbnailPresenter(fields: imageFields)
         let sharedStore = config.sharedClient(clock: clock).map {
@@ -130,22 +129,13 @@ public final class ThumbdApp: HTTPHandler {
                                    memoryPlan: memory, vectors: vectors)
         imageInfo = ImageInfoRoute(library: library, pool: pool, links: links, faces: faces)
         remoteInfo = RemoteInfoRoute(authorization: authorization, originals: originals, pool: pool, faces: faces, reading: reading)
-        // Purges other replicas published: applied before this one serves (those published
-        // while it was down), then followed while it runs.
-        let removal = PurgeRoute.Removal(thumbnails: thumbnails, originals: originals, library: library)
-        sharedPurges = sharedStore.map {
+        let sharedPurges = sharedStore.map {
             SharedPurges(store: $0, stateFolder: disk?.isHealthy == true ? config.cache.dir : nil,
-                         interval: config.cache.shared.purgeInterval, wallClock: wallClock, logger: logger)
+                         interval: config.cache.shared.purgeInterval, clock: clock, wallClock: wallClock, logger: logger)
         }
-        if let sharedPurges {
-            if !sharedPurges.catchUp(apply: removal.apply(record:)) {
-                logger.warning("the shared tier's purges could not be read at start; they are applied once the store answers")
-            }
-            sharedPurges.heartbeat()
-            sharedPurges.follow(apply: removal.apply(record:))
-        }
-        purge = config.admin.token.isEmpty ? nil
-            : PurgeRoute(token: Array(config.admin.token.utf8), removal: removal, purges: sharedPurges)
+        let sourcePurge = SourcePurge(store: store, originals: originals, library: library, cluster: sharedPurges)
+        purgeFollower = sharedPurges.map { PurgeFollower(purges: $0, apply: sourcePurge.apply, clock: clock, logger: logger) }
+        purge = config.admin.token.isEmpty ? nil : PurgeRoute(token: Array(config.admin.token.utf8), purge: sourcePurge, pool: pool)
         picsum = catalogs.map {
             PicsumRoute(signer: signer, authorization: authorization, catalogs: $0, answers: answers,
                         defaults: parser.defaults, links: links, pool: pool)
@@ -203,10 +193,18 @@ public final class ThumbdApp: HTTPHandler {
         return VectorSources(renderer: renderer, maxPixels: config.limits.maxSourcePixels)
     }
 
+    /// What runs beside the requests, started before the first is served: the disk tier's
+    /// index of its entries, and the purges other replicas published (those of while this
+    /// replica was down applied first, then followed).
+    public func start() {
+        disk?.startIndexing()
+        purgeFollower?.start()
+    }
+
     /// While draining, /health answers 503 so load balancers stop sending traffic.
     public func beginDraining() {
         drain.begin()
-        sharedPurges?.leave()
+        purgeFollower?.stop()
     }
 
     var pool: WorkerPool { thumbnails.pool }

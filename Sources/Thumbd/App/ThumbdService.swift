@@ -57,6 +57,7 @@ public final class ThumbdService: Sendable {
         let gauges = ServerGauges()
         app = ThumbdApp(config: config, memory: memory, library: root, gauges: gauges, faces: faces, clock: clock,
                         wallClock: wallClock, logger: logger)
+        app.start()
         // Access lines are at level info: a higher logging.level leaves them out, as it did
         // when they went through swift-log.
         let logsAccess = config.logging.access && config.logging.minimumLevel <= .info
@@ -89,9 +90,10 @@ public final class ThumbdService: Sendable {
     }
 
     public func stop() {
-        app.sharedPurges?.leave()
+        app.purgeFollower?.stop()
         server.stop()
         app.pool.stop()
+        app.thumbnails.stop()
         app.transfers?.stop()
         app.vectors?.renderer.close()
     }

@@ -6,7 +6,7 @@ import Logging
 import ThumbdCore
 import ThumbdProtocol
 
-/// Every setting thumbd has, with SPEC defaults. Sections mirror the config file's.
+/// Every setting thumbd has, with its default (docs/configuration.md). Sections mirror the config file's.
 public struct ThumbdConfig: Sendable, Equatable {
     public struct Server: Sendable, Equatable {
         public var host = ServerConfiguration.Defaults.host

@@ -189,20 +189,8 @@ package final class FetchedOriginals<Store: OriginStore>: Sendable {
     /// says so of a value whose answer went on before its body was cut).
     package func ask<T: Sendable>(_ id: String, _ request: (_ answered: () -> Void) throws(Failure) -> T,
                                   cutAfterAnswer: (T) -> Bool = { _ in false }) -> Result<T, Failure> {
-        let health = health(store.healthKey(id))
-        let ticket: StoreHealth.Ticket
-        switch health.admit(id) {
-        case .success(let admitted): ticket = admitted
-        case .failure(let refusal): return .failure(store.unavailable(refusal.reason))
-        }
-        do throws(Failure) {
-            let value = try request { health.answering(ticket) }
-            health.finished(ticket, failed: cutAfterAnswer(value))
-            return .success(value)
-        } catch {
-            health.finished(ticket, failed: store.isOutage(error))
-            return .failure(error)
-        }
+        health(store.healthKey(id)).run(id, refused: { store.unavailable($0.reason) }, isOutage: store.isOutage,
+                                         failedAnswer: cutAfterAnswer, request)
     }
 
     /// The health of the requests sharing `key` (made when first asked).

@@ -200,6 +200,30 @@ package final class StoreHealth: Sendable {
         return change
     }
 
+    /// Admits, runs and finishes one request about `subject`: every caller's one sequence.
+    /// `refused` says why a store that is down was not asked; an error `isOutage` calls an
+    /// outage, or a value `failedAnswer` calls a failure (a 5xx, a body cut short), counts
+    /// towards an outage, and anything else ends one. `request` may call `answered` once the
+    /// store's answer began (`answering`).
+    package func run<Value, Failure: Error>(
+        _ subject: String, refused: (StoreUnavailable) -> Failure, isOutage: (Failure) -> Bool,
+        failedAnswer: (Value) -> Bool = { _ in false }, _ request: (_ answered: () -> Void) throws(Failure) -> Value
+    ) -> Result<Value, Failure> {
+        let ticket: Ticket
+        switch admit(subject) {
+        case .success(let admitted): ticket = admitted
+        case .failure(let refusal): return .failure(refused(refusal))
+        }
+        do throws(Failure) {
+            let value = try request { answering(ticket) }
+            finished(ticket, failed: failedAnswer(value))
+            return .success(value)
+        } catch {
+            finished(ticket, failed: isOutage(error))
+            return .failure(error)
+        }
+    }
+
     /// Whether a request now would be admitted without a probe (the store is not down).
     package var isAnswering: Bool { state.withLock { $0.downSince == nil } }
 }

@@ -21,6 +21,12 @@ package enum S3Error: Error, Equatable, Sendable {
         return "\(self)"
     }
 
+    /// The store answered no (its keys, the bucket's policy): the operator's to mend.
+    package var isRefusal: Bool {
+        if case .refused = self { return true }
+        return false
+    }
+
     package var isUnavailable: Bool {
         if case .unavailable = self { return true }
         return false

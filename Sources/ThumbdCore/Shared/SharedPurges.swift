@@ -2,16 +2,15 @@ import Clocks
 import Foundation
 import Locking
 import Logging
-import Synchronization
 
-/// Purges that reach every replica through the shared store. The replica that is asked
-/// applies the purge, then publishes a record (`purges/<time>-<random>`, its body the purge's
-/// target as the app wrote it); every replica lists the records every `interval` seconds
-/// and at start, applies each it has not applied yet (kept in a file beside its disk tier,
-/// so one that was down during a purge applies it when it comes back, before it serves), and
-/// confirms it (`acks/<record>/<replica>`). Replicas say they are alive with a heartbeat
-/// object (`replicas/<replica>`), so the purge's answer can name those that have not
-/// confirmed yet. Records older than `retention` are deleted with their confirmations.
+/// Purges that reach every replica through the shared store (`SharedLayout`). The replica
+/// that is asked applies the purge, then publishes its `PurgeRecord` (`purges/<time>-<random>`);
+/// every replica reads the records it has not applied yet (`PurgeFollower`: at start, then
+/// every `interval` seconds), applies each (kept in a file beside its disk tier, so one that
+/// was down during a purge applies it when it comes back, before it serves), and confirms it
+/// (`acks/<record>/<replica>`). Replicas say they are alive with a heartbeat object
+/// (`replicas/<replica>`), so the purge's outcome can name those that have not confirmed yet.
+/// Records older than `retention` are deleted with their confirmations. Blocking.
 package final class SharedPurges: Sendable {
     package enum Defaults {
         /// `cache.shared.purge_interval`: how often the records are listed; a purge reaches
@@ -23,12 +22,8 @@ package final class SharedPurges: Sendable {
         package static let aliveFor = 90.0
         /// Records (and their confirmations) are kept this long.
         package static let retention = 86_400
-    }
-
-    /// Which live replicas have applied a purge.
-    package struct Confirmations: Sendable, Equatable {
-        package var confirmed: [String]
-        package var pending: [String]
+        /// How often a purge's outcome looks for the confirmations it waits for.
+        package static let confirmationPoll = 0.2
     }
 
     package let store: SharedStore
@@ -37,16 +32,17 @@ package final class SharedPurges: Sendable {
     package let interval: Double
     private let applied: Locked<Set<String>>
     private let appliedFile: String?
+    private let clock: any MonotonicClock
     private let wallClock: any WallClock
     private let logger: Logger
-    private let stopped = Atomic<Bool>(false)
 
     /// `stateFolder`: where this replica keeps its name and the records it applied (its disk
-    /// tier's folder); nil: kept in memory only.
+    /// tier's folder); nil: kept in memory only. Reads those two files.
     package init(store: SharedStore, stateFolder: String?, interval: Double = Defaults.interval,
-                 wallClock: any WallClock, logger: Logger) {
+                 clock: any MonotonicClock, wallClock: any WallClock, logger: Logger) {
         self.store = store
         self.interval = interval
+        self.clock = clock
         self.wallClock = wallClock
         self.logger = logger
         replica = Self.replicaName(stateFolder: stateFolder)
@@ -82,27 +78,27 @@ package final class SharedPurges: Sendable {
 
     /// Publishes a purge this replica has applied; returns the record's name, or nil when the
     /// store did not take it (the other replicas then keep what they hold).
-    package func publish(_ text: String) -> String? {
+    package func publish(_ purge: PurgeRecord) -> String? {
         // Names sort by time (ten digits last until the year 2286).
         let seconds = String(wallClock.unixSeconds())
         let record = String(repeating: "0", count: max(0, 10 - seconds.count)) + seconds + "-" + Self.randomHex(8)
-        guard case .answered(let response) = store.ask("purges/" + record, { client throws(S3Error) in
-            try client.put(store.prefix + "purges/" + record, body: Array(text.utf8))
+        let key = store.layout.key(record, in: SharedLayout.purges)
+        guard case .answered(let response) = store.ask(key, { client throws(S3Error) in
+            try client.put(key, body: purge.bytes)
         }), response.status == 200 else { return nil }
         markApplied(record)
         return record
     }
 
-    /// Applies every record not applied yet, oldest first (`apply` gets its text); false when
-    /// the store could not be listed.
+    /// Applies every record not applied yet, oldest first; false when the store could not be
+    /// listed.
     @discardableResult
-    package func catchUp(apply: (String) -> Void) -> Bool {
-        guard let records = try? store.list(under: "purges/").get() else { return false }
+    package func catchUp(apply: (PurgeRecord) -> Void) -> Bool {
+        guard let records = try? store.list(SharedLayout.purges).get() else { return false }
         let now = wallClock.unixSeconds()
         var present = Set<String>()
         for object in records.sorted(by: { $0.key < $1.key }) {
-            let record = String(object.key.dropFirst(store.prefix.count + "purges/".count))
-            guard !record.isEmpty, !record.contains("/") else { continue }
+            guard let record = store.layout.name(of: object.key, in: SharedLayout.purges) else { continue }
             if object.lastModified > 0, now - object.lastModified > Defaults.retention {
                 expire(record)
                 continue
@@ -112,10 +108,10 @@ package final class SharedPurges: Sendable {
             guard case .answered(let response) = store.ask(object.key, { client throws(S3Error) in
                 try client.object(object.key, maxBytes: 64 << 10)
             }) else { return false }
-            // A record deleted meanwhile has expired: nothing to apply.
-            if response.status == 200 {
-                apply(String(decoding: response.body, as: UTF8.self))
-                logger.info("applied a purge published by another replica: \(String(decoding: response.body, as: UTF8.self))")
+            // A record deleted meanwhile has expired, and one no build wrote is ignored.
+            if response.status == 200, let purge = PurgeRecord(bytes: response.body) {
+                apply(purge)
+                logger.info("applied a purge published by another replica: \(purge.target)")
             }
             markApplied(record)
         }
@@ -129,54 +125,36 @@ package final class SharedPurges: Sendable {
         return true
     }
 
-    /// Runs `catchUp` every `interval` seconds and the heartbeat, on a thread of its own,
-    /// until `leave`.
-    package func follow(apply: @escaping @Sendable (String) -> Void) {
-        let thread = Thread { [self] in
-            var lastHeartbeat = -Double.infinity
-            while !stopped.load(ordering: .relaxed) {
-                let now = SystemClock.now()
-                if now - lastHeartbeat >= Defaults.heartbeat, heartbeat() { lastHeartbeat = now }
-                catchUp(apply: apply)
-                Thread.sleep(forTimeInterval: interval)
-            }
-        }
-        thread.name = "thumbd-shared-purges"
-        thread.start()
-    }
-
-    /// Stops following and removes the heartbeat: a replica that leaves is not waited for.
+    /// Removes the heartbeat: a replica that leaves is not waited for.
     package func leave() {
-        stopped.store(true, ordering: .relaxed)
-        _ = store.ask("replicas/" + replica) { client throws(S3Error) in try client.delete(store.prefix + "replicas/" + replica) }
+        let key = store.layout.key(replica, in: SharedLayout.replicas)
+        _ = store.ask(key) { client throws(S3Error) in try client.delete(key) }
     }
 
     /// Tells the store this replica is alive; false when it did not take it.
     @discardableResult
     package func heartbeat() -> Bool {
-        if case .answered(let response) = store.ask("replicas/" + replica, { client throws(S3Error) in
-            try client.put(store.prefix + "replicas/" + replica, body: [])
-        }), response.status == 200 { return true }
+        let key = store.layout.key(replica, in: SharedLayout.replicas)
+        if case .answered(let response) = store.ask(key, { client throws(S3Error) in try client.put(key, body: []) }),
+           response.status == 200 { return true }
         return false
     }
 
-    /// Which live replicas have confirmed `record`, waiting up to `seconds` for all of them.
-    package func confirmations(of record: String, waitingUpTo seconds: Double) -> Confirmations {
-        let deadline = SystemClock.now() + seconds
-        var result = Confirmations(confirmed: [replica], pending: [])
+    /// Which live replicas have confirmed `record`, waiting up to `seconds` of the clock for
+    /// all of them.
+    package func confirmations(of record: String, waitingUpTo seconds: Double) -> PurgeOutcome.Replicas {
+        let deadline = clock.now() + seconds
         while true {
             let since = wallClock.unixSeconds() - Int(Defaults.aliveFor)
-            let replicas: [S3ListPage.Object] = (try? store.list(under: "replicas/").get()) ?? []
-            let acks: [S3ListPage.Object] = (try? store.list(under: "acks/" + record + "/").get()) ?? []
+            let replicas = (try? store.list(SharedLayout.replicas).get()) ?? []
+            let acks = (try? store.list(SharedLayout.acks(of: record)).get()) ?? []
             let alive = replicas
                 .filter { $0.lastModified == 0 || $0.lastModified >= since }
-                .map { String($0.key.dropFirst(store.prefix.count + "replicas/".count)) }
-            let confirmed = acks
-                .map { String($0.key.dropFirst(store.prefix.count + "acks/".count + record.count + 1)) }
-            let done = Set(confirmed).union([replica])
-            result = Confirmations(confirmed: done.sorted(), pending: Set(alive).subtracting(done).sorted())
-            if result.pending.isEmpty || SystemClock.now() >= deadline { return result }
-            Thread.sleep(forTimeInterval: 0.2)
+                .compactMap { store.layout.name(of: $0.key, in: SharedLayout.replicas) }
+            let confirmed = Set(acks.compactMap { store.layout.name(of: $0.key, in: SharedLayout.acks(of: record)) }).union([replica])
+            let result = PurgeOutcome.Replicas(confirmed: confirmed.sorted(), pending: Set(alive).subtracting(confirmed).sorted())
+            if result.pending.isEmpty || clock.now() >= deadline { return result }
+            clock.sleep(seconds: Defaults.confirmationPoll)
         }
     }
 
@@ -191,9 +169,8 @@ package final class SharedPurges: Sendable {
                 try? (record + "\n").write(toFile: appliedFile, atomically: true, encoding: .utf8)
             }
         }
-        _ = store.ask("acks/" + record + "/" + replica) { client throws(S3Error) in
-            try client.put(store.prefix + "acks/" + record + "/" + replica, body: [])
-        }
+        let key = store.layout.key(replica, in: SharedLayout.acks(of: record))
+        _ = store.ask(key) { client throws(S3Error) in try client.put(key, body: []) }
     }
 
     private func saveApplied() {
@@ -203,9 +180,10 @@ package final class SharedPurges: Sendable {
     }
 
     private func expire(_ record: String) {
-        for ack in (try? store.list(under: "acks/" + record + "/").get()) ?? [] {
+        for ack in (try? store.list(SharedLayout.acks(of: record)).get()) ?? [] {
             _ = store.ask(ack.key) { client throws(S3Error) in try client.delete(ack.key) }
         }
-        _ = store.ask("purges/" + record) { client throws(S3Error) in try client.delete(store.prefix + "purges/" + record) }
+        let key = store.layout.key(record, in: SharedLayout.purges)
+        _ = store.ask(key) { client throws(S3Error) in try client.delete(key) }
     }
 }

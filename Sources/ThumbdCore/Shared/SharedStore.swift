@@ -26,8 +26,8 @@ package final class SharedStore: Sendable {
     package static let down = S3Error.unavailable("the shared tier's store is down")
 
     package let client: S3Client
-    /// Every object of the tier is under it: empty, or ending with `/`.
-    package let prefix: String
+    /// Where each kind of object lives under the tier's prefix.
+    package let layout: SharedLayout
     package let health: StoreHealth
     private let logger: Logger
     private let clock: any MonotonicClock
@@ -38,8 +38,7 @@ package final class SharedStore: Sendable {
         self.logger = logger
         self.clock = clock
         self.client = client
-        let prefix = client.location.prefix
-        self.prefix = prefix.isEmpty || prefix.hasSuffix("/") ? prefix : prefix + "/"
+        layout = SharedLayout(prefix: client.location.prefix)
         self.health = StoreHealth(clock: clock, probe: { _ in client.probe() },
                                   report: StoreHealth.Change.logging("the shared cache tier at \(client.endpoint.description)", meanwhile: "skipping it",
                                                    to: logger))
@@ -48,16 +47,16 @@ package final class SharedStore: Sendable {
     /// `request` about `subject` (an object's key) through the store's health: a 5xx, no answer
     /// or a cut transfer counts as a failure; any other status is an answer.
     package func ask(_ subject: String, _ request: (S3Client) throws(S3Error) -> S3Response) -> Outcome {
-        guard case .success(let ticket) = health.admit(subject) else { return .skipped }
-        do throws(S3Error) {
-            let response = try request(client)
-            let failed = response.status >= 500
-            health.finished(ticket, failed: failed)
+        var skipped = false
+        let ran = health.run(subject, refused: { _ in skipped = true; return Self.down }, isOutage: \.isUnavailable,
+                             failedAnswer: { $0.status >= 500 }) { _ throws(S3Error) in try request(client) }
+        switch ran {
+        case .success(let response) where response.status >= 500: return .failed(response.failure)
+        case .success(let response):
             if response.isDenial { logDenial(response) }
-            return failed ? .failed(response.failure) : .answered(response)
-        } catch {
-            health.finished(ticket, failed: error.isUnavailable)
-            return .failed(error)
+            return .answered(response)
+        case .failure where skipped: return .skipped
+        case .failure(let error): return .failed(error)
         }
     }
 
@@ -75,23 +74,20 @@ package final class SharedStore: Sendable {
         }
     }
 
-    /// Every key under `prefix` + `under`, with the store's LastModified (seconds), or why
-    /// they could not be listed (a refusal, an outage, the store down).
-    package func list(under: String) -> Result<[S3ListPage.Object], S3Error> {
+    /// Every object in `folder`, with the store's LastModified (seconds), or why they could
+    /// not be listed (a refusal, an outage, the store down).
+    package func list(_ folder: SharedLayout.Folder) -> Result<[S3ListPage.Object], S3Error> {
         var objects: [S3ListPage.Object] = []
         var token: String?
         repeat {
-            guard case .success(let ticket) = health.admit("list " + under) else {
-                return .failure(Self.down)
+            let page = health.run("list " + folder.path, refused: { _ in Self.down }, isOutage: \.isUnavailable) { _ throws(S3Error) in
+                try client.list(prefix: layout.key(of: folder), after: token)
             }
-            do throws(S3Error) {
-                let page = try client.list(prefix: prefix + under, after: token)
-                health.finished(ticket, failed: false)
+            switch page {
+            case .success(let page):
                 objects += page.objects
                 token = page.nextToken
-            } catch {
-                health.finished(ticket, failed: error.isUnavailable)
-                return .failure(error)
+            case .failure(let error): return .failure(error)
             }
         } while token != nil
         return .success(objects)

@@ -6,7 +6,7 @@ import Locking
 /// holds one variant in the disk tier's entry form (`CacheEntryCodec`: the full key, content
 /// type, ETag, Last-Modified and checksums of header and body), so a torn, truncated or
 /// altered object, or one of another key, is never served. Objects are named
-/// `PREFIX/v1/<hash of the source>/<hash of the key>`: a purge lists one source's folder.
+/// `PREFIX/v1/<hash of the source>/<hash of the key>` (`SharedLayout`): a purge lists one source's folder.
 /// Reads run on the worker making a miss; writes go behind the answer, from a bounded queue
 /// (dropped and counted when full). A store that fails is skipped (`SharedStore`).
 package final class SharedTier: SharedVariantTier {
@@ -51,12 +51,7 @@ package final class SharedTier: SharedVariantTier {
 
     /// The object holding `key`'s variant; `sourcePrefix` is what every key of its source starts with.
     package func objectKey(_ key: CacheKey, sourcePrefix: String) -> String {
-        folder(sourcePrefix: sourcePrefix) + key.hash
-    }
-
-    /// The folder of one source's objects.
-    package func folder(sourcePrefix: String) -> String {
-        store.prefix + "v1/" + StableHash.hex128(sourcePrefix) + "/"
+        store.layout.key(key.hash, in: SharedLayout.variants(ofSourcePrefix: sourcePrefix))
     }
 
     /// The variant the tier holds for `key`, or nil (absent, unreadable, or the store skipped).
@@ -129,7 +124,7 @@ package final class SharedTier: SharedVariantTier {
     /// listed or deleted (a denial, an outage). Blocking: a worker calls it.
     package func removeAll(sourcePrefix: String) -> Result<Int, S3Error> {
         let objects: [S3ListPage.Object]
-        switch store.list(under: String(folder(sourcePrefix: sourcePrefix).dropFirst(store.prefix.count))) {
+        switch store.list(SharedLayout.variants(ofSourcePrefix: sourcePrefix)) {
         case .success(let listed): objects = listed
         case .failure(let error): return .failure(error)
         }

@@ -1,0 +1,57 @@
+/// The purge of one source from every tier thumbd keeps: this replica's memory and disk
+/// tiers (and, for a remote original or a bucket's image, the original kept of it); then, with
+/// a shared tier, its objects there and a record every other replica applies to its own tiers
+/// (`SharedPurges`, followed by `PurgeFollower`). Blocking: a worker thread runs it.
+package struct SourcePurge: Sendable {
+    let store: VariantStore
+    let originals: RemoteOriginals?
+    /// The folder or the bucket: names a path's keys, and holds a bucket's original.
+    let library: any LibraryBackend
+    /// Nil without a shared tier.
+    package let cluster: SharedPurges?
+
+    package init(store: VariantStore, originals: RemoteOriginals?, library: any LibraryBackend, cluster: SharedPurges?) {
+        self.store = store
+        self.originals = originals
+        self.library = library
+        self.cluster = cluster
+    }
+
+    /// The purge asked of this replica: local, then shared, then told to the others, whose
+    /// confirmations are waited for about two rounds of their following.
+    package func run(_ target: PurgeTarget) -> PurgeOutcome {
+        var outcome = PurgeOutcome(removed: local(target))
+        guard let cluster else { return outcome }
+        var shared: Int?
+        switch store.shared?.removeAll(sourcePrefix: target.sourceName(in: library).keyPrefix) {
+        case .success(let count): shared = count
+        // A denial is the operator's to mend: said as what it is, nothing published.
+        case .failure(let error) where error.isRefusal:
+            outcome.cluster = .refused(error)
+            return outcome
+        case .failure, nil: break
+        }
+        let replicas: PurgeOutcome.Replicas
+        if let record = cluster.publish(PurgeRecord(target: target)) {
+            replicas = cluster.confirmations(of: record, waitingUpTo: cluster.interval * 2 + 1)
+        } else {
+            replicas = PurgeOutcome.Replicas(confirmed: [cluster.replica], pending: [], unpublished: true)
+        }
+        outcome.cluster = .reached(shared: shared, replicas: replicas)
+        return outcome
+    }
+
+    /// Another replica's purge, applied to this one's own tiers.
+    package func apply(_ record: PurgeRecord) {
+        _ = local(record.target)
+    }
+
+    /// The source's entries removed from this replica's tiers; how many went.
+    func local(_ target: PurgeTarget) -> Int {
+        let removed = store.purge(prefix: target.sourceName(in: library).keyPrefix)
+        switch target {
+        case .library(let path): return removed + library.forget(path)
+        case .remote(let url): return removed + (originals?.forget(url) ?? 0)
+        }
+    }
+}
