@@ -1,17 +1,16 @@
 import Cache
 import Clocks
-import Dispatch
-import HTTP
 import Imaging
 import Logging
-import Synchronization
-import ThumbdProtocol
 import Video
 
-/// Thumbnails of any source: looked up in the memory tier, then the disk tier; on a miss
-/// asked of the shared tier (when there is one) or made on the worker pool, once for every
-/// request that asks for the same thumbnail while it is being made, counted and timed in the
-/// metrics, and stored in both local tiers, then in the shared one behind the answer.
+/// Thumbnails of any source, by stages (`Stages/`): looked up in the memory tier, then the
+/// disk tier; on a miss, on the worker pool, once for every request that asks for the same
+/// thumbnail while it is being made: the tiers asked (`TierLookup`, the shared one included),
+/// the source read once (`MissSource`), a video's stills decoded (`VideoStillStage`), the
+/// thumbnails planned and transformed within their working memory (`TransformStage`, with
+/// `FaceStage`), and stored and answered (`VariantDelivery`). Held thumbnails past their
+/// freshness are confirmed by `HeldRevalidation`.
 package final class ThumbnailService: Sendable {
     package struct Limits: Sendable {
         /// Sources over this many bytes are refused (413).
@@ -69,33 +68,30 @@ package final class ThumbnailService: Sendable {
     package let transformsCancelled = Counter()
     /// Held thumbnails answered before their source confirmed its version (it was slow or down).
     package let staleAnswers = Counter()
-    /// Sources asked again for a held thumbnail's version: off the worker pool, so that a
-    /// held thumbnail never waits behind transforms.
-    private let revalidations = DispatchQueue(label: "thumbd.revalidations", attributes: .concurrent)
     /// How long a held thumbnail waits for its source to confirm its version before it is
     /// answered as it is.
     package static let heldAnswerBound = 0.5
     private let limits: Limits
-    /// Videos' posters and previews.
-    private let stills: VideoStills
-    /// SVG and PDF pages, drawn by renderer processes; nil: none (415).
-    private let vectors: VectorSources?
-    private let metrics: ThumbdMetrics
+    private let stills: VideoStillStage
+    private let transforms: TransformStage
+    private let delivery: VariantDelivery
+    private let revalidation: HeldRevalidation
     private let clock: any MonotonicClock
-    private let logger: Logger
 
     package init(store: VariantStore, pool: WorkerPool, memory: MemoryBudget, limits: Limits,
          metrics: ThumbdMetrics, clock: any MonotonicClock, logger: Logger, faces: SourceFaces? = nil, vectors: VectorSources? = nil) {
         self.store = store
-        self.vectors = vectors
         self.faces = faces
         self.pool = pool
         self.memory = memory
         self.limits = limits
-        stills = VideoStills(limits: limits.video)
-        self.metrics = metrics
         self.clock = clock
-        self.logger = logger
+        delivery = VariantDelivery(store: store, flights: flights, metrics: metrics, clock: clock, logger: logger)
+        stills = VideoStillStage(limits: limits.video, memory: memory, flights: flights, made: videoStills, metrics: metrics, clock: clock)
+        transforms = TransformStage(limits: limits, memory: memory, flights: flights, vectors: vectors,
+                                    faces: FaceStage(faces: faces, logger: logger), delivery: delivery,
+                                    transformsRun: transformsRun, transformsCancelled: transformsCancelled, clock: clock)
+        revalidation = HeldRevalidation(staleAnswers: staleAnswers)
     }
 
     /// The cached thumbnail, when the source's version is known without blocking (`version`,
@@ -122,7 +118,7 @@ package final class ThumbnailService: Sendable {
             return run(flight, waiter) { [self] in produce([item], of: source) }
         }
         guard flights.join(flight, waiter) else { return }
-        let batch = "\(source.name.text)|\(request.transform.options.page)"
+        let batch = ThumbnailKeys.batch(source.name, page: request.transform.options.page)
         // A worker making this source takes it.
         guard batches.add(batch, item) else { return }
         let accepted = pool.submit { [self] in
@@ -141,37 +137,19 @@ package final class ThumbnailService: Sendable {
     }
 
     /// A thumbnail a tier holds for `held`, the source's last known version, whose freshness
-    /// has passed: the source is asked again in the background (off the worker pool); the held
-    /// thumbnail is answered (`answerHeld`) once it confirms that version, or after
-    /// `heldAnswerBound` when it has not (slow or down: counted in `staleAnswers`), or when it
-    /// fails; a changed version goes to `miss`, to be made.
+    /// has passed: the source is asked again (`HeldRevalidation`); the held thumbnail is answered
+    /// (`answerHeld`) once it confirms that version, or after `heldAnswerBound` when it has not
+    /// (slow or down: counted in `staleAnswers`), or when it fails; a changed version goes to
+    /// `miss`, to be made.
     package func revalidate(of source: some ThumbnailSource, held: SourceVersion, answerHeld: @escaping @Sendable () -> Void,
-                    miss: @escaping @Sendable (SourceVersion) -> Void) {
-        let answered = Atomic<Bool>(false)
-        let first: @Sendable () -> Bool = { !answered.exchange(true, ordering: .acquiringAndReleasing) }
-        let stale: @Sendable () -> Void = { [staleAnswers] in
-            if first() {
-                staleAnswers.increment()
-                answerHeld()
-            }
-        }
-        revalidations.async {
-            // A HEAD where the source has one, else the load (a remote original's conditional
-            // GET: a 304 keeps the version held).
-            switch source.checkedVersion() ?? source.load().map(\.version) {
-            case .success(let version) where version.tag == held.tag: if first() { answerHeld() }
-            case .success(let version): if first() { miss(version) }
-            case .failure: stale()
-            }
-        }
-        // On a queue of its own: the revalidations' threads may all be blocked on the store.
-        DispatchQueue.global(qos: .userInitiated).asyncAfter(deadline: .now() + Self.heldAnswerBound, execute: stale)
+                            miss: @escaping @Sendable (SourceVersion) -> Void) {
+        revalidation.revalidate(of: source, held: held, bound: Self.heldAnswerBound, answerHeld: answerHeld, miss: miss)
     }
 
     /// The source as it is (a remote original without parameters), fetched on the pool once
     /// for every request that asks for it meanwhile.
     package func original(of source: some ThumbnailSource, for waiter: Waiter) {
-        let flight = source.name.text + "|original"
+        let flight = ThumbnailKeys.original(source.name)
         run(flight, waiter) { [flights] in
             switch source.load() {
             case .failure(let failure):
@@ -186,6 +164,11 @@ package final class ThumbnailService: Sendable {
         }
     }
 
+    /// Stops the revalidations' threads (the worker pool is the app's).
+    package func stop() {
+        revalidation.stop()
+    }
+
     /// Joins `flight` (or starts it: `work` on the pool, which finishes the flight).
     private func run(_ flight: String, _ waiter: Waiter, _ work: @escaping @Sendable () -> Void) {
         guard flights.join(flight, waiter) else { return }
@@ -197,360 +180,59 @@ package final class ThumbnailService: Sendable {
     }
 
     /// Worker thread: misses of one source (one, or several queued together: a grid's 1x, 2x
-    /// and detail sizes), each flight finished as soon as it is settled. What the shared tier
-    /// holds for a version known before answered first; then the source's version
-    /// where it can be had without the bytes, and what a tier holds for it answered; else the
-    /// source loaded once, then what a tier holds answered (when the version was not known
-    /// before loading, another size may have made it meanwhile), misses of the source that
-    /// arrived during the load joined (`joining`), and the rest transformed, several from one
-    /// shared decode (`SharedDecode`) where they can share it.
+    /// and detail sizes) through the stages, each flight finished as soon as it is settled:
+    /// what the shared tier holds for a version known before; then the source's version where
+    /// it can be had without the bytes, and what a tier holds for it; else the source read once,
+    /// the misses that arrived meanwhile joined (`joining`), what a tier holds answered (another
+    /// size may have made it meanwhile), and the rest made: from the image, or from each still
+    /// of a video.
     private func produce(_ items: [SourceBatches.Item], of source: some ThumbnailSource,
                          joining: () -> [SourceBatches.Item] = { [] }) {
         var pending = items
-        func answerAll(_ answer: ThumbnailAnswer) {
-            for item in pending { flights.finish(item.flight, with: answer) }
-        }
-        // Keys asked of the shared tier already (each is asked once per miss).
-        var askedShared = Set<String>()
-        func answerFromTiers(_ version: (SourceBatches.Item) -> SourceVersion?) {
-            pending.removeAll { item in
-                guard let version = version(item) else { return false }
-                let key = item.request.identity(of: source.name, at: version).key
-                if let found = store.variant(key) {
-                    flights.finish(item.flight, with: .variant(VariantAnswer(variant: found.variant, tier: found.tier, steps: [])))
-                    return true
-                }
-                guard store.shared != nil, askedShared.insert(key.hash).inserted,
-                      let variant = store.sharedVariant(key, sourcePrefix: source.name.keyPrefix) else { return false }
-                flights.finish(item.flight, with: .variant(VariantAnswer(variant: variant, tier: .shared, steps: [])))
-                return true
-            }
-        }
+        var tiers = TierLookup(store: store, flights: flights, name: source.name)
         if store.shared != nil {
-            answerFromTiers(\.knownVersion)
+            tiers.answer(&pending, at: \.knownVersion)
             if pending.isEmpty { return }
         }
         let everyVersionKnown = items.allSatisfy(\.versionKnownEarlier)
         if !everyVersionKnown, let checked = source.checkedVersion() {
             switch checked {
-            case .failure(let failure): return answerAll(.failed(failure))
-            case .success(let version): answerFromTiers { _ in version }
+            case .failure(let failure): return fail(pending, failure)
+            case .success(let version): tiers.answer(&pending, at: { _ in version })
             }
             if pending.isEmpty { return }
         }
-        // A video read in parts is not loaded: its stills read what they need.
-        let video: (reader: VideoReader, version: SourceVersion)?
-        var loaded: LoadedSource?
-        if source.readsVideosInParts, let opened = source.videoReader(refusedWhole: false) {
-            video = opened
-        } else {
-            switch source.load() {
-            case .success(let whole):
-                guard whole.bytes.count <= limits.maxSourceBytes else {
-                    return answerAll(.failed(.sourceTooLarge(bytes: whole.bytes.count, limit: limits.maxSourceBytes)))
-                }
-                video = whole.version.format?.isVideo == true ? (VideoReader(bytes: whole.bytes), whole.version) : nil
-                loaded = whole
-            case .failure(let failure):
-                // Too large to read whole: a video is read in parts instead.
-                guard failure.isTooLarge, source.readsVideosInParts, let opened = source.videoReader(refusedWhole: true) else {
-                    return answerAll(.failed(failure))
-                }
-                video = opened
-            }
+        let read: MissSource
+        switch MissSource.load(source, maxSourceBytes: limits.maxSourceBytes) {
+        case .success(let loaded): read = loaded
+        case .failure(let failure): return fail(pending, failure)
         }
-        let version = video?.version ?? loaded!.version
         let late = joining().filter { !flights.abandonIfUnwanted($0.flight) }
         pending += late
         if !everyVersionKnown || !late.isEmpty || store.shared != nil {
-            answerFromTiers { _ in version }
+            tiers.answer(&pending, at: { _ in read.version })
             if pending.isEmpty { return }
         }
-        guard let video else { return transform(pending, of: source.name, from: loaded!) }
-        // Thumbnails of one still (a poster at one time, or the preview) share its decode.
-        var kinds: [VideoStills.Kind] = []
-        var groups: [VideoStills.Kind: [SourceBatches.Item]] = [:]
-        for item in pending {
-            let kind = VideoStills.kind(of: item.request.identity(of: source.name, at: version).options)
-            if groups[kind] == nil { kinds.append(kind) }
-            groups[kind, default: []].append(item)
-        }
-        for kind in kinds {
-            let items = groups[kind]!
-            let fetched = video.reader.bytesFetched
-            switch still(kind, of: video.reader, version: version, for: items) {
-            case .success(let still):
-                videoStills.increment()
-                metrics.recordVideoStill(sourceBytes: video.reader.bytesFetched - fetched)
-                transform(items, of: source.name, from: still)
-            case .failure(let failure):
-                for item in items {
-                    finish(item.flight, failed: failure, identity: item.request.identity(of: source.name, at: version), since: clock.now())
-                }
-            case nil: continue  // nobody wants them any more
-            }
-        }
-    }
-
-    /// A video's still for `items` (a poster or the preview), decoded within its working memory:
-    /// an image source whose thumbnails are made as any other's. Nil when the items were all
-    /// abandoned while it waited for memory.
-    private func still(_ kind: VideoStills.Kind, of reader: VideoReader, version: SourceVersion,
-                       for items: [SourceBatches.Item]) -> Result<LoadedSource, ThumbnailFailure>? {
-        let started = clock.now()
-        let info: VideoInfo
-        // Bounded: a stream without a frame size or over the pixel limit is refused here.
-        do { info = try VideoDecoder.probe(reader, limits: limits.video) } catch { return .failure(.video(error)) }
-        let flightsOfStill = items.map(\.flight)
-        let made: Result<[UInt8], MemoryBudget.Refusal>
-        do throws(ImagingOrVideoError) {
-            made = try memory.withReserved(stills.estimate(kind, width: info.width, height: info.height),
-                                           abandoned: { [flights] in flightsOfStill.allSatisfy(flights.isUnwanted) }) {
-                () throws(ImagingOrVideoError) -> [UInt8] in try stills.still(kind, from: reader, duration: info.duration).bytes
-            }
-        } catch {
-            switch error {
-            case .video(let error): return .failure(.video(error))
-            case .imaging(let error): return .failure(.imaging(error))
-            }
-        }
-        switch made {
-        case .success(let bytes):
-            return .success(LoadedSource(version: version, bytes: bytes, step: .frame(clock.now() - started), still: "\(kind)"))
-        case .failure(.abandoned):
-            flightsOfStill.forEach { _ = flights.abandonIfUnwanted($0) }
-            return nil
-        case .failure(.overLimit(let needed, let limit)):
-            return .failure(.workingMemory(needed: needed, limit: limit))
-        }
-    }
-
-    /// Worker thread: `pending`'s thumbnails of `loaded` planned (limits checked) and made, several
-    /// from one shared decode (`SharedDecode`) where they can share it.
-    private func transform(_ pending: [SourceBatches.Item], of name: SourceName, from loaded: LoadedSource) {
-        if ImageFormat.sniff(loaded.bytes)?.isVector == true { return transformDrawn(pending, of: name, from: loaded) }
-        let identities = pending.map { $0.request.identity(of: name, at: loaded.version) }
-        var planned: [PlannedTransform] = []
-        for (item, identity) in zip(pending, identities) {
-            switch plan(loaded, identity, item) {
-            case .success(let transform): planned.append(transform)
-            case .failure(let failure): finish(item.flight, failed: failure, identity: identity, since: clock.now())
-            }
-        }
-        // Several sizes from one decode, held while each is made: one reservation for the
-        // decode and the largest of them covers the batch.
-        if planned.count > 1, let decodeBytes = SharedDecode.estimate(header: planned[0].header, for: planned.map(\.identity.options)) {
-            let flightsOfBatch = planned.map(\.item.flight)
-            let unwanted: @Sendable () -> Bool = { [flights] in flightsOfBatch.allSatisfy(flights.isUnwanted) }
-            let reserved = memory.withReserved(decodeBytes + planned.map(\.estimate).max()!, abandoned: unwanted) {
-                let shared = try? SharedDecode(loaded.bytes, header: planned[0].header, for: planned.map(\.identity.options),
-                                               stop: StopCheck(unwanted))
-                for transform in planned { make(transform, of: name, from: loaded, shared: shared, reserved: true) }
-            }
-            switch reserved {
-            case .success: return
-            case .failure(.abandoned): return planned.forEach { _ = flights.abandonIfUnwanted($0.item.flight) }
-            case .failure(.overLimit): break  // each made alone, if it fits alone
-            }
-        }
-        for transform in planned { make(transform, of: name, from: loaded, shared: nil, reserved: false) }
-    }
-
-    /// Worker thread: thumbnails of an SVG or PDF, each made from a drawing of its page at the
-    /// scale its output needs, drawn by a renderer process within the working memory reserved
-    /// for it; then planned and made from the drawing like any raster.
-    private func transformDrawn(_ pending: [SourceBatches.Item], of name: SourceName, from loaded: LoadedSource) {
-        for item in pending {
-            let identity = item.request.identity(of: name, at: loaded.version)
-            let started = clock.now()
-            switch drawing(loaded, of: name, identity, item.flight) {
-            case .success(let (source, options)):
-                switch plan(source, identity, item, options: options) {
-                case .success(let transform): make(transform, of: name, from: source, shared: nil, reserved: false)
-                case .failure(let failure): finish(item.flight, failed: failure, identity: identity, since: started)
-                }
-            case .failure(let failure): finish(item.flight, failed: failure, identity: identity, since: started)
-            case nil: continue  // nobody wants it any more
-            }
-        }
-    }
-
-    /// The page a thumbnail of a vector source needs, drawn: the drawing as its source and the
-    /// options to transform it with; nil when its flight was abandoned meanwhile.
-    private func drawing(_ loaded: LoadedSource, of name: SourceName, _ identity: ThumbnailIdentity,
-                         _ flight: String) -> Result<(LoadedSource, TransformOptions), ThumbnailFailure>? {
-        if flights.abandonIfUnwanted(flight) { return nil }
-        guard let vectors else { return .failure(.imaging(.unsupportedFormat)) }
-        let options = identity.options
-        let stop = stopCheck(flight)
-        do throws(ImagingError) {
-            try Self.checkRedactedPage(options)
-            let header = try vectors.header(loaded.bytes, page: options.page, of: name, at: loaded.version, stop: stop)
-            try OutputGeometry(header: header, options: options).check(maxDimension: limits.maxDimension, maxPixels: limits.maxSourcePixels)
-            let scale = try vectors.scale(header, options: options)
-            let drawn = try memory.withReserved(VectorSources.drawingMemory(pixels: scale.pixels, documentBytes: loaded.bytes.count),
-                                                abandoned: { [flights] in flights.abandonIfUnwanted(flight) }) { () throws(ImagingError) in
-                try vectors.draw(loaded.bytes, page: options.page, scale: scale, stop: stop)
-            }
-            switch drawn {
-            case .success(let drawing): return .success((drawing.source(of: loaded), drawing.scale.options))
-            case .failure(.abandoned): return nil
-            case .failure(.overLimit(let needed, let limit)): return .failure(.workingMemory(needed: needed, limit: limit))
-            }
-        } catch .cancelled {
-            transformsCancelled.increment()
-            if flights.abandonIfUnwanted(flight) { return nil }
-            return .failure(.imaging(.cancelled))
-        } catch {
-            return .failure(.imaging(error))
-        }
-    }
-
-    /// Faces are found on the first page: another page's would go unhidden.
-    private static func checkRedactedPage(_ options: TransformOptions) throws(ImagingError) {
-        if options.redact != nil && options.page != 1 {
-            throw .badParameter(name: "redact", detail: "redact works on the first page only, not page \(options.page)")
-        }
-    }
-
-    /// Stops the work of `flight` while it runs once nobody wants it (its clients gone, its
-    /// response timed out).
-    private func stopCheck(_ flight: String) -> StopCheck {
-        StopCheck { [flights] in flights.isUnwanted(flight) }
-    }
-
-    /// A transform whose source header and output passed the limits, with its working-memory
-    /// estimate, ready to run.
-    private struct PlannedTransform {
-        let item: SourceBatches.Item
-        let identity: ThumbnailIdentity
-        /// What the transform is run with: the identity's options, or a drawing's
-        /// (`VectorScale.options`).
-        let options: TransformOptions
-        let header: ImageHeader
-        let watermark: [UInt8]?
-        let estimate: Int
-    }
-
-    /// The header and the output it asks for checked against the limits, the watermark read
-    /// and the working memory estimated: everything decided before a pixel is decoded.
-    private func plan(_ source: LoadedSource, _ identity: ThumbnailIdentity, _ item: SourceBatches.Item,
-                      options given: TransformOptions? = nil) -> Result<PlannedTransform, ThumbnailFailure> {
-        let options = given ?? identity.options
-        do throws(ImagingError) {
-            try Self.checkRedactedPage(options)
-            let header = try ImageTransformer.checkedHeader(source.bytes, maxPixels: limits.maxSourcePixels,
-                                                            animated: options.keepsFrames, maxFrames: limits.maxFrames,
-                                                            page: options.page)
-            let geometry = OutputGeometry(header: header, options: options)
-            try geometry.check(maxDimension: limits.maxDimension, maxPixels: limits.maxSourcePixels)
-            var watermark: (bytes: [UInt8], header: ImageHeader)?
-            if let mark = options.watermark {
-                guard var bytes = item.request.watermark?.bytes() else {
-                    throw ImagingError.badParameter(name: "wm", detail: "the watermark image cannot be read")
-                }
-                // A watermark is decoded like a source: the same limits, from its header.
-                guard bytes.count <= limits.maxSourceBytes else {
-                    throw ImagingError.badParameter(name: "wm", detail: "the watermark image is \(bytes.count) bytes, over the limit of \(limits.maxSourceBytes)")
-                }
-                // An SVG or PDF watermark is drawn by a renderer at the width it is placed at.
-                if ImageFormat.sniff(bytes)?.isVector == true {
-                    guard let vectors else { throw ImagingError.unsupportedFormat }
-                    bytes = try vectors.watermark(bytes, width: Int((Double(geometry.width) * mark.scale).rounded()),
-                                                  stop: stopCheck(item.flight))
-                }
-                watermark = (bytes, try ImageTransformer.checkedHeader(bytes, maxPixels: limits.maxSourcePixels))
-            }
-            let estimate = WorkingMemory.estimate(header: header, options: options, sourceBytes: source.bytes.count,
-                                                  watermark: watermark?.header, watermarkBytes: watermark?.bytes.count ?? 0)
-            return .success(PlannedTransform(item: item, identity: identity, options: options, header: header,
-                                             watermark: watermark?.bytes, estimate: estimate))
-        } catch {
-            return .failure(.imaging(error))
-        }
-    }
-
-    /// Runs one planned transform (reserving its working memory unless the batch did) and
-    /// finishes its flight: stored and answered, or failed. Worker thread.
-    private func make(_ transform: PlannedTransform, of name: SourceName, from source: LoadedSource, shared: SharedDecode?,
-                      reserved: Bool) {
-        let flight = transform.item.flight, identity = transform.identity
-        // Its clients may have gone while the source loaded or others were made.
-        if flights.abandonIfUnwanted(flight) { return }
-        let started = clock.now()
-        let stop = stopCheck(flight)
-        let faces: [PixelRect]
-        switch facesNeeded(by: identity.options, of: name, from: source) {
-        case .success(let found): faces = found
-        case .failure(let error): return finish(flight, failed: .imaging(error), identity: identity, since: started)
-        }
-        func run() throws(ImagingError) -> ImageTransformer.Output {
-            defer { transformsRun.increment() }
-            return try ImageTransformer.transform(source.bytes, header: transform.header, options: transform.options, faces: faces,
-                                                  watermark: transform.watermark, shared: shared, stop: stop)
-        }
-        let output: ImageTransformer.Output
-        do throws(ImagingError) {
-            if reserved {
-                output = try run()
-            } else {
-                switch try memory.withReserved(transform.estimate, abandoned: { flights.abandonIfUnwanted(flight) }, run) {
-                case .success(let made): output = made
-                case .failure(.abandoned): return  // its flight is released
-                case .failure(.overLimit(let needed, let limit)):
-                    return finish(flight, failed: .workingMemory(needed: needed, limit: limit), identity: identity, since: started)
+        switch read {
+        case .image(let loaded):
+            transforms.make(pending, of: source.name, from: loaded)
+        case .video(let reader, let version):
+            // Thumbnails of one still (a poster at one time, or the preview) share its decode.
+            for (kind, items) in stills.groups(pending, of: source.name, at: version) {
+                switch stills.still(kind, of: reader, version: version, for: items) {
+                case .success(let still): transforms.make(items, of: source.name, from: still)
+                case .failure(let failure):
+                    for item in items {
+                        delivery.fail(item.flight, failure, identity: item.request.identity(of: source.name, at: version), since: clock.now())
+                    }
+                case nil: continue  // nobody wants them any more
                 }
             }
-        } catch .cancelled {
-            transformsCancelled.increment()
-            // Someone may have joined as it stopped: they are told to ask again.
-            if flights.abandonIfUnwanted(flight) { return }
-            return finish(flight, failed: .imaging(.cancelled), identity: identity, since: started)
-        } catch {
-            return finish(flight, failed: .imaging(error), identity: identity, since: started)
         }
-        let seconds = clock.now() - started
-        var final = identity.options
-        final.format = output.format
-        final.normalize()
-        let variant = CachedVariant(bytes: output.bytes, contentType: output.format.mediaType,
-                                    etag: ThumbnailIdentity.etag(sourceVersion: identity.versions, options: final,
-                                                                 sharedDecode: output.sharedDecode),
-                                    lastModified: source.version.lastModified)
-        metrics.recordTransform(format: output.format.rawValue, ok: true, seconds: seconds)
-        store.store(identity.key, variant)
-        // Queued before the answer, sent after it (the queue's own thread).
-        store.share(identity.key, sourcePrefix: name.keyPrefix, variant)
-        flights.finish(flight, with: .variant(VariantAnswer(variant: variant, tier: nil, steps: [source.step, .transform(seconds)])))
     }
 
-    /// The faces a transform places (`crop=face`) or hides (`redact=face`): none for other
-    /// options. A redaction fails without them; a face crop becomes `attention`.
-    private func facesNeeded(by options: TransformOptions, of name: SourceName,
-                             from source: LoadedSource) -> Result<[PixelRect], ImagingError> {
-        // Normalized options keep `crop=face` only with `fit=cover` and no `fp`.
-        guard options.redact == .face || (options.crop == .face && options.page == 1) else { return .success([]) }
-        guard let faces else {
-            return options.redact == nil ? .success([]) : .failure(.faceDetectionFailed("face detection is not configured"))
-        }
-        // A video's stills each have faces of their own.
-        let facesName = source.still.map { SourceName(text: name.text + "|still=" + $0) } ?? name
-        let found = faces.faces(of: facesName, version: source.version, bytes: source.bytes)
-        if case .failure(let error) = found, options.redact == nil {
-            logger.warning("faces of \(name.text) cannot be found (crop=face is attention): \(error)")
-            return .success([])
-        }
-        return found
-    }
-
-    /// A transform that gave no variant, counted and answered.
-    private func finish(_ flight: String, failed failure: ThumbnailFailure, identity: ThumbnailIdentity, since started: Double) {
-        metrics.recordTransform(format: identity.options.format?.rawValue ?? "auto", ok: false, seconds: clock.now() - started)
-        switch failure {
-        case .imaging(.encodingFailed): logger.error("encoding failed for \(identity.key.text): \(failure)")
-        case .imaging(.faceDetectionFailed): logger.error("faces not found for \(identity.key.text): \(failure)")
-        default: break
-        }
-        flights.finish(flight, with: .failed(failure))
+    /// Every pending flight failed before its thumbnail could be planned (the source's).
+    private func fail(_ pending: [SourceBatches.Item], _ failure: ThumbnailFailure) {
+        for item in pending { flights.finish(item.flight, with: .failed(failure)) }
     }
 }

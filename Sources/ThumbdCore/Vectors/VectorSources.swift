@@ -31,7 +31,7 @@ package struct VectorSources: Sendable {
         package func source(of loaded: LoadedSource) -> LoadedSource {
             var source = loaded
             source.bytes = tiff
-            source.still = "drawn=\(scale.width)x\(scale.height)"
+            source.still = .drawing(width: scale.width, height: scale.height)
             return source
         }
     }
@@ -40,7 +40,7 @@ package struct VectorSources: Sendable {
     /// once per source version and page when they are given.
     package func header(_ document: [UInt8], page: Int, of name: SourceName? = nil, at version: SourceVersion? = nil,
                         stop: StopCheck? = nil) throws(ImagingError) -> ImageHeader {
-        let key = name.flatMap { name in version.map { "\(name.text)|\($0.tag.text)|\(page)" } }
+        let key = name.flatMap { name in version.map { ThumbnailKeys.header(name, version: $0.tag, page: page) } }
         if let key, let known = headers.get(key) { return known }
         let header = try renderer.header(of: document, page: page, stop: stop)
         if let key { headers.put(key, header, cost: 1) }

@@ -1,7 +1,5 @@
 import Cache
-import Foundation
 import Imaging
-import Locking
 import ThumbdProtocol
 
 /// The faces of each source version, found once (`FaceDetector`) and kept beside its
@@ -16,8 +14,8 @@ package final class SourceFaces: Sendable {
     /// Detections run: each one a version no tier held faces for.
     package let detections = Counter()
     private let store: VariantStore
-    /// Versions being detected, by key text, each with the lock its detection holds.
-    private let running = Locked<[String: Locked<[PixelRect]?>]>([:])
+    /// One detection per faces key at a time; the others wait for it.
+    private let running = SingleFlight<Result<[PixelRect], ImagingError>>()
 
     package init(detector: FaceDetector, store: VariantStore, maxPixels: Int) {
         self.detector = detector
@@ -25,32 +23,20 @@ package final class SourceFaces: Sendable {
         self.store = store
     }
 
-    /// The faces of `name` at `version` whose bytes are `bytes`, largest first, in the source's
-    /// pixels after orientation. Blocking (it may detect): a worker thread calls it.
-    package func faces(of name: SourceName, version: SourceVersion, bytes: [UInt8]) -> Result<[PixelRect], ImagingError> {
-        let key = Self.key(name, version)
-        if let kept = kept(key) { return .success(kept) }
-        let slot = running.withLock { slots in
-            if let slot = slots[key.text] { return slot }
-            let slot = Locked<[PixelRect]?>(nil)
-            slots[key.text] = slot
-            return slot
-        }
-        defer { running.withLock { slots in if slots[key.text] === slot { slots[key.text] = nil } } }
-        return slot.withLock { found -> Result<[PixelRect], ImagingError> in
-            if let found { return .success(found) }
-            // Stored by a detection that finished just before this slot was made.
-            if let kept = kept(key) {
-                found = kept
-                return .success(kept)
-            }
+    /// The faces of `name` (or of one still of it) at `version` whose bytes are `bytes`, largest
+    /// first, in those pixels after orientation. Blocking (it may detect): a worker thread calls it.
+    package func faces(of name: SourceName, still: LoadedSource.Still? = nil, version: SourceVersion,
+                       bytes: [UInt8]) -> Result<[PixelRect], ImagingError> {
+        let key = ThumbnailKeys.faces(name, still: still, version: version.tag)
+        if let kept = store.faces(key) { return .success(kept.boxes) }
+        return running.run(key.text) { [store, detector, maxPixels, detections] in
+            // Kept by a detection that finished just before this one began.
+            if let kept = store.faces(key) { return .success(kept.boxes) }
             do throws(ImagingError) {
-                let faces = try detector.faces(in: bytes, maxPixels: maxPixels)
+                let boxes = try detector.faces(in: bytes, maxPixels: maxPixels)
                 detections.increment()
-                store.store(key, CachedVariant(bytes: Self.encoded(faces), contentType: Self.contentType, etag: "f",
-                                               lastModified: version.lastModified))
-                found = faces
-                return .success(faces)
+                store.keep(FoundFaces(boxes: boxes, lastModified: version.lastModified), as: key)
+                return .success(boxes)
             } catch {
                 return .failure(error)
             }
@@ -67,32 +53,12 @@ package final class SourceFaces: Sendable {
         case .failure(let failure): return .failure(failure)
         case nil: known = nil
         }
-        if let known, let kept = kept(Self.key(source.name, known)) { return .success(kept) }
+        if let known, let kept = store.faces(ThumbnailKeys.faces(source.name, still: nil, version: known.tag)) {
+            return .success(kept.boxes)
+        }
         switch source.load() {
         case .success(let loaded): return faces(of: source.name, version: loaded.version, bytes: loaded.bytes).mapError { $0 }
         case .failure(let failure): return .failure(failure)
         }
-    }
-
-    private func kept(_ key: CacheKey) -> [PixelRect]? {
-        store.variant(key).flatMap { $0.variant.contentType == Self.contentType ? Self.decoded($0.variant.bytes) : nil }
-    }
-
-    /// After the source's prefix and version, as a thumbnail's key, but never equal to one
-    /// (those go on with their options).
-    static func key(_ name: SourceName, _ version: SourceVersion) -> CacheKey {
-        CacheKey("\(name.text)|\(version.tag.text)|faces1")
-    }
-
-    static let contentType = "application/vnd.thumbd.faces"
-
-    /// The boxes as a JSON list, in `PixelRect`'s own coding.
-    static func encoded(_ faces: [PixelRect]) -> [UInt8] {
-        (try? JSONEncoder().encode(faces)).map(Array.init) ?? []
-    }
-
-    /// nil for bytes that are not such a list (another format): the faces are found again.
-    static func decoded(_ bytes: [UInt8]) -> [PixelRect]? {
-        try? JSONDecoder().decode([PixelRect].self, from: Data(bytes))
     }
 }

@@ -34,21 +34,16 @@ package final class ThumbnailIdentity: Sendable {
         }
         self.options = options
         formatTag = tag
-        versions = Self.versions(source: version.tag.text, request: request)
-        key = CacheKey("\(source.text)|\(version.tag.text)|\(options.canonicalText)|\(tag.text)"
-            + (request.watermark.map { "|wm=" + $0.version } ?? ""))
-    }
-
-    /// The source's version, with the watermark's after it when one is drawn.
-    package static func versions(source: String, request: ThumbnailRequest) -> String {
-        request.watermark.map { source + "|wm=" + $0.version } ?? source
+        versions = ThumbnailKeys.versions(version.tag.text, watermark: request.watermark?.version)
+        key = ThumbnailKeys.variant(source, version: version.tag, options: options, format: tag, watermark: request.watermark?.version)
     }
 
     /// What joins concurrent requests before the source's version is known (a remote
-    /// original not yet fetched): the source, the options and the format tag.
+    /// original not yet fetched).
     package static func flightKey(source: SourceName, request: ThumbnailRequest) -> String {
-        let tag = request.transform.negotiatesFormat ? FormatTag.negotiated(request.negotiated).text : "-"
-        return "\(source.text)|\(request.transform.options.canonicalText)|\(tag)" + (request.watermark.map { "|wm=" + $0.version } ?? "")
+        ThumbnailKeys.flight(source, options: request.transform.options,
+                             negotiated: request.transform.negotiatesFormat ? .negotiated(request.negotiated) : nil,
+                             watermark: request.watermark?.version)
     }
 
     /// The ETag of a made thumbnail: the versions it depends on (`versions`), its final

@@ -12,7 +12,7 @@ package final class IdentityMemo: Sendable {
     /// The identity for this source version and request, made (by `make`) once per version and format.
     package func identity(version: SourceVersion, request: ThumbnailRequest, make: () -> ThumbnailIdentity) -> ThumbnailIdentity {
         let negotiated: FormatTag? = request.transform.negotiatesFormat ? .negotiated(request.negotiated) : nil
-        let versions = ThumbnailIdentity.versions(source: version.tag.text, request: request)
+        let versions = ThumbnailKeys.versions(version.tag.text, watermark: request.watermark?.version)
         let known = kept.withLock { entries in
             entries.first { $0.version == versions && $0.negotiated == negotiated }?.identity
         }

@@ -108,6 +108,16 @@ package final class VariantStore: Sendable {
         return variant
     }
 
+    /// The faces kept under `key` (`ThumbnailKeys.faces`) in either local tier.
+    package func faces(_ key: CacheKey) -> FoundFaces? {
+        variant(key).flatMap { FoundFaces(entry: $0.variant) }
+    }
+
+    /// Faces found, into both local tiers beside the source's thumbnails.
+    package func keep(_ faces: FoundFaces, as key: CacheKey) {
+        store(key, faces.entry)
+    }
+
     /// A made variant into both local tiers.
     package func store(_ key: CacheKey, _ variant: CachedVariant) {
         promote(key, variant)

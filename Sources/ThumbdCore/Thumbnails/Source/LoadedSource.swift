@@ -6,11 +6,18 @@ package struct LoadedSource: Sendable {
     /// The cache tier the bytes came from, for a remote original used without asking the
     /// origin; nil for a library file or an original the origin just sent or confirmed.
     package var tier: CacheTier? = nil
-    /// For a video, which still of it the bytes are (`VideoStills.Kind`, as text); nil for a
-    /// source's own bytes.
-    package var still: String? = nil
+    /// Which still of the source the bytes are; nil for the source's own bytes.
+    package var still: Still? = nil
 
-    package init(version: SourceVersion, bytes: [UInt8], step: WorkStep, tier: CacheTier? = nil, still: String? = nil) {
+    /// Pixels made from a source rather than the source itself: their faces are their own.
+    package enum Still: Sendable, Hashable {
+        /// A video's poster or preview.
+        case video(VideoStills.Kind)
+        /// A vector page drawn at one size.
+        case drawing(width: Int, height: Int)
+    }
+
+    package init(version: SourceVersion, bytes: [UInt8], step: WorkStep, tier: CacheTier? = nil, still: Still? = nil) {
         self.version = version
         self.bytes = bytes
         self.step = step
