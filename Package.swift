@@ -106,8 +106,6 @@ let package = Package(
             "WireCoding",
             .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
-            .product(name: "Metrics", package: "swift-metrics"),
-            .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
         // The application: routes, presentation, problems, configuration, logs, the
         // composition root.
@@ -115,7 +113,6 @@ let package = Package(
             "Cache",
             "Clocks",
             "CSystem",
-            "FileSystem",
             "HTTP",
             "HTTPServer",
             "Imaging",
@@ -128,7 +125,6 @@ let package = Package(
             .product(name: "Yams", package: "Yams"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
-            .product(name: "Crypto", package: "swift-crypto"),
         ], exclude: ["Assets"]),
         // Thin command-line entry point.
         .executableTarget(name: "thumbd", dependencies: [

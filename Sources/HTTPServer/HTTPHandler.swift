@@ -9,17 +9,6 @@ public protocol HTTPHandler: Sendable {
     func handle(_ request: HTTPRequest, responder: HTTPResponder)
 }
 
-/// A handler made from a closure that answers at once.
-public struct ClosureHandler: HTTPHandler {
-    package let body: @Sendable (HTTPRequest) -> HTTPResponse
-
-    public init(_ body: @escaping @Sendable (HTTPRequest) -> HTTPResponse) { self.body = body }
-
-    public func handle(_ request: HTTPRequest, responder: HTTPResponder) {
-        responder.respond(body(request))
-    }
-}
-
 /// The one-shot channel back to the connection a request came from.
 public final class HTTPResponder: @unchecked Sendable {
     // Touched only on `loop`'s thread. Strong, not weak (weak references cost a side

@@ -22,12 +22,6 @@ public struct ServerTiming: Sendable, Equatable {
 
     public mutating func append(_ step: Step) { steps.append(step) }
 
-    public func appending(_ step: Step) -> ServerTiming {
-        var copy = self
-        copy.append(step)
-        return copy
-    }
-
     /// `read;dur=1.20, transform;dur=30.05` or `cache;desc=memory`.
     public var fieldValue: String {
         steps.map { step in

@@ -14,9 +14,9 @@ package struct HTTPOrigin: OriginStore {
     }
 
     package let fetcher: OriginFetcher
-    package let metrics: ThumbdMetrics
+    package let metrics: any ServiceMetrics
 
-    package init(fetcher: OriginFetcher, metrics: ThumbdMetrics) {
+    package init(fetcher: OriginFetcher, metrics: any ServiceMetrics) {
         self.fetcher = fetcher
         self.metrics = metrics
     }
@@ -31,7 +31,7 @@ package struct HTTPOrigin: OriginStore {
         let lastModified = version.lastModified > 0 ? HTTPDate.format(version.lastModified) : nil
         let response = try get(url, ifNoneMatch: version.storeETag, ifModifiedSince: lastModified, answered: answered)
         if response.status == 304 {
-            metrics.recordOriginFetch(result: "not_modified", seconds: response.seconds)
+            metrics.originFetch(.notModified, seconds: response.seconds)
             return .unchanged(version)
         }
         return .replaced(try original(response))
@@ -76,10 +76,10 @@ package struct HTTPOrigin: OriginStore {
     package func part(_ url: String, range: String, bytes: Int, answered: () -> Void = {}) throws(Failure) -> OriginFetcher.Response {
         let answer = try get(url, ifNoneMatch: nil, ifModifiedSince: nil, range: range, bodyLimit: bytes, answered: answered)
         guard answer.status == 206 else {
-            metrics.recordOriginFetch(result: "status", seconds: answer.seconds)
+            metrics.originFetch(.status, seconds: answer.seconds)
             throw .fetch(.status(answer.status))
         }
-        metrics.recordOriginFetch(result: "ok", seconds: answer.seconds)
+        metrics.originFetch(.ok, seconds: answer.seconds)
         return answer.response
     }
 
@@ -91,7 +91,7 @@ package struct HTTPOrigin: OriginStore {
                                              bodyLimit: bodyLimit, answered: answered)
             return (response.status, response, fetcher.clock.now() - started)
         } catch {
-            metrics.recordOriginFetch(result: Self.label(error), seconds: fetcher.clock.now() - started)
+            metrics.originFetch(OriginFetchResult(error), seconds: fetcher.clock.now() - started)
             throw .fetch(error)
         }
     }
@@ -101,10 +101,10 @@ package struct HTTPOrigin: OriginStore {
         -> OriginalStore.Original {
         let response = answer.response
         guard let format = ImageFormat.sniff(response.body) else {
-            metrics.recordOriginFetch(result: "not_an_image", seconds: answer.seconds)
+            metrics.originFetch(.notAnImage, seconds: answer.seconds)
             throw .notAnImage
         }
-        metrics.recordOriginFetch(result: "ok", seconds: answer.seconds)
+        metrics.originFetch(.ok, seconds: answer.seconds)
         let lastModified = response.lastModified.flatMap { HTTPDate.parse($0) } ?? 0
         let version = SourceVersion(tag: Self.versionTag(etag: response.etag, lastModified: lastModified, body: response.body),
                                     format: format, lastModified: lastModified, byteCount: response.body.count)
@@ -117,20 +117,6 @@ package struct HTTPOrigin: OriginStore {
         if let etag, !etag.isEmpty { return VersionTag(.entityTag(etag)) }
         if lastModified > 0 { return VersionTag(.modified(seconds: lastModified)) }
         return VersionTag(.checksum(crc: CRC32C.checksum(body), length: body.count))
-    }
-
-    package static func label(_ error: OriginFetcher.Failure) -> String {
-        switch error {
-        case .badURL: "bad_url"
-        case .notAllowed: "not_allowed"
-        case .blockedAddress: "blocked_address"
-        case .timeout: "timeout"
-        case .tooSlow: "too_slow"
-        case .tooLarge: "too_large"
-        case .connect: "connect"
-        case .tooManyRedirects: "too_many_redirects"
-        case .status: "status"
-        }
     }
 
     /// A stale copy stands in when the origin is unreachable or failing, not when it

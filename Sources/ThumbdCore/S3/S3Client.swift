@@ -41,14 +41,14 @@ package struct S3Client: Sendable {
     /// `origins.stream_timeout`; the shared tier's timeout for its own client).
     package let transfer: TransferLimits
     /// Records each request's outcome and duration (metrics), if set.
-    package let metrics: ThumbdMetrics?
+    package let metrics: (any ServiceMetrics)?
     /// Times each request for the metrics.
     package let clock: any MonotonicClock
 
     private static let started: Bool = tf_global_init() == 0
 
     package init(location: S3Location, endpoint: S3Endpoint, region: String, accessKey: String, secretKey: String,
-         connectTimeout: Double, transfer: TransferLimits, metrics: ThumbdMetrics? = nil, clock: any MonotonicClock = SystemClock()) {
+         connectTimeout: Double, transfer: TransferLimits, metrics: (any ServiceMetrics)? = nil, clock: any MonotonicClock = SystemClock()) {
         self.location = location
         self.endpoint = endpoint
         self.region = region
@@ -64,7 +64,7 @@ package struct S3Client: Sendable {
     package var timeout: Double { transfer.timeout }
 
     /// The same client, recording into `metrics`.
-    package func recording(to metrics: ThumbdMetrics) -> S3Client {
+    package func recording(to metrics: any ServiceMetrics) -> S3Client {
         S3Client(location: location, endpoint: endpoint, region: region, accessKey: accessKey, secretKey: secretKey,
                  connectTimeout: connectTimeout, transfer: transfer, metrics: metrics, clock: clock)
     }
@@ -202,7 +202,7 @@ package struct S3Client: Sendable {
             // Counted before the client can see the end (a closed connection).
             let failed = response.error != TF_OK && response.error != TF_ENDED
             transfer.cut = response.error == TF_CUT
-            metrics?.recordS3Request(operation: operation.rawValue, result: failed ? "unavailable" : "ok", seconds: seconds)
+            metrics?.s3Request(operation, failed ? .unavailable : .ok, seconds: seconds)
             if failed { transfer.stream?.fail() }
             transfer.succeeded = response.error == TF_OK
             return S3Response(response, body: [])
@@ -215,24 +215,13 @@ package struct S3Client: Sendable {
         default: .unavailable("cannot reach the store at \(endpoint.description): \(S3Response.text(response.message) ?? "connection failed")")
         }
         if let failure {
-            metrics?.recordS3Request(operation: operation.rawValue, result: failure.metricLabel, seconds: seconds)
+            metrics?.s3Request(operation, S3RequestResult(failure), seconds: seconds)
             throw failure
         }
         let answer = S3Response(response, body: transfer?.prefix
                                     ?? response.body.map { Array(UnsafeBufferPointer(start: $0, count: response.body_length)) } ?? [])
-        metrics?.recordS3Request(operation: operation.rawValue, result: Self.label(answer), seconds: seconds)
+        metrics?.s3Request(operation, S3RequestResult(answer), seconds: seconds)
         return answer
-    }
-
-    /// The metric label of an answer's status.
-    package static func label(_ answer: S3Response) -> String {
-        switch answer.status {
-        case 200, 204, 206: "ok"
-        case 304: "not_modified"
-        case 412: "precondition_failed"
-        case 416: "range_not_satisfiable"
-        default: answer.failure.metricLabel
-        }
     }
 }
 

@@ -31,16 +31,4 @@ package enum S3Error: Error, Equatable, Sendable {
         if case .unavailable = self { return true }
         return false
     }
-
-    /// The label of a request's outcome in metrics: a small fixed set.
-    package var metricLabel: String {
-        switch self {
-        case .notFound: "not_found"
-        case .refused(let status, _): status == 403 ? "denied" : "refused"
-        case .unavailable: "unavailable"
-        case .tooLarge: "too_large"
-        case .notAnImage: "not_an_image"
-        case .changed: "changed"
-        }
-    }
 }

@@ -79,7 +79,7 @@ package final class ThumbnailService: Sendable {
     private let clock: any MonotonicClock
 
     package init(store: VariantStore, pool: WorkerPool, memory: MemoryBudget, limits: Limits,
-         metrics: ThumbdMetrics, clock: any MonotonicClock, logger: Logger, faces: SourceFaces? = nil, vectors: VectorSources? = nil) {
+         metrics: any ServiceMetrics, clock: any MonotonicClock, logger: Logger, faces: SourceFaces? = nil, vectors: VectorSources? = nil) {
         self.store = store
         self.faces = faces
         self.pool = pool

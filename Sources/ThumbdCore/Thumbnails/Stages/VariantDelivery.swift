@@ -9,7 +9,7 @@ import Logging
 struct VariantDelivery: Sendable {
     let store: VariantStore
     let flights: SingleFlight<ThumbnailAnswer>
-    let metrics: ThumbdMetrics
+    let metrics: any ServiceMetrics
     let clock: any MonotonicClock
     let logger: Logger
 
@@ -23,7 +23,7 @@ struct VariantDelivery: Sendable {
                                     etag: ThumbnailIdentity.etag(sourceVersion: identity.versions, options: final,
                                                                  sharedDecode: output.sharedDecode),
                                     lastModified: source.version.lastModified)
-        metrics.recordTransform(format: output.format.rawValue, ok: true, seconds: seconds)
+        metrics.transformed(output.format, ok: true, seconds: seconds)
         store.store(identity.key, variant)
         store.share(identity.key, sourcePrefix: name.keyPrefix, variant)
         flights.finish(flight, with: .variant(VariantAnswer(variant: variant, tier: nil, steps: [source.step, .transform(seconds)])))
@@ -31,7 +31,7 @@ struct VariantDelivery: Sendable {
 
     /// A thumbnail that gave no variant, counted and answered.
     func fail(_ flight: String, _ failure: ThumbnailFailure, identity: ThumbnailIdentity, since started: Double) {
-        metrics.recordTransform(format: identity.options.format?.rawValue ?? "auto", ok: false, seconds: clock.now() - started)
+        metrics.transformed(identity.options.format, ok: false, seconds: clock.now() - started)
         switch failure {
         case .imaging(.encodingFailed): logger.error("encoding failed for \(identity.key.text): \(failure)")
         case .imaging(.faceDetectionFailed): logger.error("faces not found for \(identity.key.text): \(failure)")

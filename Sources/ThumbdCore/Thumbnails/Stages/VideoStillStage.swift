@@ -12,11 +12,11 @@ final class VideoStillStage: Sendable {
     private let limits: VideoDecoder.Limits
     private let memory: MemoryBudget
     private let flights: SingleFlight<ThumbnailAnswer>
-    private let metrics: ThumbdMetrics
+    private let metrics: any ServiceMetrics
     private let clock: any MonotonicClock
 
     init(limits: VideoDecoder.Limits, memory: MemoryBudget, flights: SingleFlight<ThumbnailAnswer>, made: Counter,
-         metrics: ThumbdMetrics, clock: any MonotonicClock) {
+         metrics: any ServiceMetrics, clock: any MonotonicClock) {
         stills = VideoStills(limits: limits)
         self.limits = limits
         self.memory = memory
@@ -65,7 +65,7 @@ final class VideoStillStage: Sendable {
         switch decoded {
         case .success(let bytes):
             made.increment()
-            metrics.recordVideoStill(sourceBytes: reader.bytesFetched - fetched)
+            metrics.videoStill(sourceBytes: reader.bytesFetched - fetched)
             return .success(LoadedSource(version: version, bytes: bytes, step: .frame(clock.now() - started), still: .video(kind)))
         case .failure(.abandoned):
             flightsOfStill.forEach { _ = flights.abandonIfUnwanted($0) }

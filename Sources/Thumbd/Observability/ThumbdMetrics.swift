@@ -4,11 +4,14 @@ import Locking
 import Metrics
 import Prometheus
 import Synchronization
+import ThumbdCore
+import ThumbdProtocol
 
 /// thumbd's metrics, through swift-metrics with a Prometheus factory of its own (no global
-/// bootstrap, so several servers can live in one process, as in tests). Request metrics are
-/// recorded as exchanges finish; state (queue, connections, cache sizes) is read at scrape.
-public final class ThumbdMetrics: Sendable {
+/// bootstrap, so several servers can live in one process, as in tests): what the domain tells
+/// (`ServiceMetrics`) and the exchanges as they finish; state (queue, connections, cache
+/// sizes) is read at scrape (`MetricsRoute`).
+public final class ThumbdMetrics: ServiceMetrics {
     package let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory
     private let requestMetrics: [RouteMetrics]
@@ -59,7 +62,8 @@ public final class ThumbdMetrics: Sendable {
     }
 
     /// One transform run to the end (ok or error), with its output format.
-    package func recordTransform(format: String, ok: Bool, seconds: Double) {
+    package func transformed(_ outputFormat: OutputFormat?, ok: Bool, seconds: Double) {
+        let format = outputFormat?.rawValue ?? "auto"
         Self.cached(transforms, format + (ok ? " ok" : " error")) {
             CoreMetrics.Counter(label: "thumbd_transforms_total", dimensions: [("format", format), ("result", ok ? "ok" : "error")], factory: factory)
         }.increment()
@@ -73,7 +77,7 @@ public final class ThumbdMetrics: Sendable {
     /// One video still made (a poster, a preview's keyframes), with the bytes it read from the
     /// source (a file, an S3 object's ranges): what a frame costs, and proof a poster does not
     /// read whole videos.
-    package func recordVideoStill(sourceBytes: Int) {
+    package func videoStill(sourceBytes: Int) {
         Self.cached(videoStills, "stills") {
             CoreMetrics.Counter(label: "thumbd_video_stills_total", dimensions: [], factory: factory)
         }.increment()
@@ -85,10 +89,10 @@ public final class ThumbdMetrics: Sendable {
     private let origin = Locked<[String: CoreMetrics.Counter]>([:])
     private let originDuration = Locked<[String: CoreMetrics.Timer]>([:])
 
-    /// One origin fetch or revalidation; `result` is ok, not_modified, timeout, connect, ...
-    package func recordOriginFetch(result: String, seconds: Double) {
-        Self.cached(origin, result) {
-            CoreMetrics.Counter(label: "thumbd_origin_fetches_total", dimensions: [("result", result)], factory: factory)
+    /// One origin fetch or revalidation.
+    package func originFetch(_ result: OriginFetchResult, seconds: Double) {
+        Self.cached(origin, result.rawValue) {
+            CoreMetrics.Counter(label: "thumbd_origin_fetches_total", dimensions: [("result", result.rawValue)], factory: factory)
         }.increment()
         Self.cached(originDuration, "all") {
             CoreMetrics.Timer(label: "thumbd_origin_fetch_duration_seconds", dimensions: [], factory: factory)
@@ -98,15 +102,14 @@ public final class ThumbdMetrics: Sendable {
     private let s3 = Locked<[String: CoreMetrics.Counter]>([:])
     private let s3Duration = Locked<[String: CoreMetrics.Timer]>([:])
 
-    /// One request to the S3 store: `operation` get, head or list; `result` ok, not_modified,
-    /// not_found, denied, unavailable, too_large, ...
-    package func recordS3Request(operation: String, result: String, seconds: Double) {
-        Self.cached(s3, operation + " " + result) {
-            CoreMetrics.Counter(label: "thumbd_s3_requests_total", dimensions: [("operation", operation), ("result", result)],
+    /// One request to an S3 store.
+    package func s3Request(_ operation: S3Client.Operation, _ result: S3RequestResult, seconds: Double) {
+        Self.cached(s3, operation.rawValue + " " + result.rawValue) {
+            CoreMetrics.Counter(label: "thumbd_s3_requests_total", dimensions: [("operation", operation.rawValue), ("result", result.rawValue)],
                                 factory: factory)
         }.increment()
-        Self.cached(s3Duration, operation) {
-            CoreMetrics.Timer(label: "thumbd_s3_request_duration_seconds", dimensions: [("operation", operation)], factory: factory)
+        Self.cached(s3Duration, operation.rawValue) {
+            CoreMetrics.Timer(label: "thumbd_s3_request_duration_seconds", dimensions: [("operation", operation.rawValue)], factory: factory)
         }.recordNanoseconds(Int64(seconds * 1e9))
     }
 
