@@ -49,36 +49,41 @@ let package = Package(
         .target(name: "HTTP", dependencies: ["FileSystem", "Locking", "WireCoding"]),
         // The HTTP/1.1 server: event loops, connections, their state machine. Knows nothing of images.
         .target(name: "HTTPServer", dependencies: ["HTTP", "Clocks", "CSystem", "FileSystem", "Locking", "WireCoding"]),
-        // libvips, found with pkg-config; its variadic calls wrapped in C.
-        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
-        // It also puts liborc's program compile and free under one lock (orcguard.c) and keeps
-        // libjpeg's large buffers between decodes (jpegscratch.c): the stand-ins must be in the
-        // dynamic symbol table to come before liborc's and libjpeg's, for every executable that
-        // links libvips (the server, the test runners).
-        .target(name: "CVipsShim", dependencies: ["CVips"],
+        // Stand-ins for functions the libraries under thumbd look up process-wide (`pg_`):
+        // liborc's program compile and free put under one lock (orcguard.c), libjpeg's large
+        // buffers kept between decodes (jpegscratch.c), and the printf handlers libquadmath
+        // (under OpenCV) registers refused (printfhooks.c). They must be in the dynamic symbol
+        // table to come before the libraries' own, for every executable that links them (the
+        // server, the test runners): the package's one linker block.
+        .target(name: "CProcessGuards",
                 linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=orc_program_compile",
                                                "-Xlinker", "--export-dynamic-symbol=orc_program_free",
                                                "-Xlinker", "--export-dynamic-symbol=jpeg_get_large",
-                                               "-Xlinker", "--export-dynamic-symbol=jpeg_free_large"])]),
-        // OpenCV's Haar cascade face detectors behind a C interface (C++ inside). Debian ships
-        // no pkg-config file for the modules alone (`opencv4.pc` comes with every module, VTK
-        // and MPI), so the header folder is named here and the three libraries linked by name.
-        .target(name: "CFaceShim",
-                cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])],
-                linkerSettings: [.linkedLibrary("opencv_objdetect"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core"),
-                                 // printfhooks.c's stand-ins, in front of glibc's for libquadmath.
-                                 .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=register_printf_specifier",
+                                               "-Xlinker", "--export-dynamic-symbol=jpeg_free_large",
+                                               "-Xlinker", "--export-dynamic-symbol=register_printf_specifier",
                                                "-Xlinker", "--export-dynamic-symbol=register_printf_modifier",
                                                "-Xlinker", "--export-dynamic-symbol=register_printf_type"])]),
+        // libvips, found with pkg-config; its variadic calls wrapped in C (`tv_`).
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        .target(name: "CVipsShim", dependencies: ["CVips", "CProcessGuards"]),
+        // OpenCV's Haar cascade face detectors behind a C interface (`fd_`; C++ inside). Debian
+        // ships no pkg-config file for the modules alone (`opencv4.pc` comes with every module,
+        // VTK and MPI), so the header folder is named here and the three libraries linked by name.
+        .target(name: "CFaceShim",
+                cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])],
+                linkerSettings: [.linkedLibrary("opencv_objdetect"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core")]),
         // FFmpeg's libraries (Debian's libavformat-dev, libavcodec-dev, libswscale-dev) behind a C
-        // interface: a video's facts and one frame of it, read through a reader of ours (memory,
+        // interface (`vd_`): a video's facts and one frame of it, read through a reader of ours (memory,
         // a file, ranged GETs). With `Video`, its Swift face.
         .target(name: "CVideoShim",
                 linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"),
                                  .linkedLibrary("avutil")]),
         .target(name: "Video", dependencies: ["CVideoShim"]),
-        // The libvips wrapper and the transform pipeline, and the faces it crops to and pixelates.
-        .target(name: "Imaging", dependencies: ["CVipsShim", "CFaceShim", "ThumbdProtocol", "WireCoding"]),
+        // The libvips wrapper and the transform pipeline (faces cropped to and pixelated where
+        // it is told they are).
+        .target(name: "Imaging", dependencies: ["CVipsShim", "CProcessGuards", "ThumbdProtocol", "WireCoding"]),
+        // Faces found with OpenCV (`CFaceShim`) in a small upright copy libvips makes.
+        .target(name: "Faces", dependencies: ["CFaceShim", "Imaging", "ThumbdProtocol"]),
         // SVG and PDF read and drawn in renderer processes of their own (seccomp, rlimits, a
         // deadline), never in the server's: the pool, the wire messages, and the child's loop.
         .target(name: "VectorPages", dependencies: ["Imaging", "CSystem", "Clocks", "Locking", "WireCoding"]),
@@ -97,6 +102,7 @@ let package = Package(
             "CurlShim",
             "FileSystem",
             "HTTP",
+            "Faces",
             "Imaging",
             "Locking",
             "ThumbHash",
@@ -115,6 +121,7 @@ let package = Package(
             "CSystem",
             "HTTP",
             "HTTPServer",
+            "Faces",
             "Imaging",
             "Locking",
             "ThumbdCore",
@@ -176,6 +183,7 @@ let package = Package(
         // Images only tests make (CMYK, 16 bits per sample), for the suites that read them.
         .target(name: "ImagingTestSupport", dependencies: ["Imaging", "CVipsShim"], path: "Tests/ImagingTestSupport"),
         .testTarget(name: "ImagingTests", dependencies: [
+            "CProcessGuards",
             "Imaging",
             "ImagingTestSupport",
             "Locking",
@@ -185,6 +193,7 @@ let package = Package(
         ]),
         .testTarget(name: "FileSystemTests", dependencies: ["FileSystem"]),
         .testTarget(name: "ClocksTests", dependencies: ["Clocks"]),
+        .testTarget(name: "FacesTests", dependencies: ["Faces", "Imaging", "ThumbdProtocol", "TestSupport"]),
         .testTarget(name: "VideoTests", dependencies: ["Video", "TestSupport"]),
         .testTarget(name: "VectorPagesTests", dependencies: [
             "VectorPages", "Imaging", "Clocks", "TestSupport",

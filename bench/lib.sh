@@ -194,10 +194,10 @@ remove_fresh_caches() {
 }
 
 # build_vips_limit: bench/vips_limit.c (the compute limit) built into $BENCH_DIR, with the
-# shim's orc guard in front of liborc as in thumbd (Sources/CVipsShim/orcguard.c: without it,
+# shim's orc guard in front of liborc as in thumbd (Sources/CProcessGuards/orcguard.c: without it,
 # libvips on several threads can crash in liborc)
 build_vips_limit() {
-    cc -O2 -o "$BENCH_DIR/vips_limit" bench/vips_limit.c Sources/CVipsShim/orcguard.c -ISources/CVipsShim/include \
+    cc -O2 -o "$BENCH_DIR/vips_limit" bench/vips_limit.c Sources/CProcessGuards/orcguard.c -ISources/CProcessGuards/include \
         $(pkg-config --cflags --libs vips) -lpthread \
         -Wl,--export-dynamic-symbol=orc_program_compile -Wl,--export-dynamic-symbol=orc_program_free
 }

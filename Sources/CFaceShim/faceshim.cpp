@@ -21,7 +21,7 @@
 // The first finds candidates; the others vote. One cascade alone takes window blinds and
 // shirts for faces; agreement of differently trained ones removes most of that (measured on
 // the labelled set of Tests/Faces/labels.tsv: docs/benchmarks.md#faces).
-extern "C" const char *const tf_cascade_files[4] = {
+extern "C" const char *const fd_cascade_files[4] = {
     "haarcascade_frontalface_alt2.xml",
     "haarcascade_frontalface_default.xml",
     "haarcascade_frontalface_alt.xml",
@@ -68,7 +68,7 @@ Cascades *cascades(const char *dir, std::string &error) {
     auto fresh = std::make_unique<Cascades>();
     fresh->dir = dir;
     for (int i = 0; i < kCascades; i++) {
-        std::string path = std::string(dir) + "/" + tf_cascade_files[i];
+        std::string path = std::string(dir) + "/" + fd_cascade_files[i];
         if (!fresh->each[i].load(path) || fresh->each[i].empty()) {
             error = "cannot load the face cascade " + path;
             return nullptr;
@@ -99,8 +99,8 @@ bool confirms(cv::CascadeClassifier &cascade, int neighbours, const cv::Mat &gra
 
 }  // namespace
 
-extern "C" int tf_detect_faces(const unsigned char *rgba, int width, int height, const char *cascade_dir, int min_side,
-                               tf_face *out, int capacity, char **err) {
+extern "C" int fd_detect_faces(const unsigned char *rgba, int width, int height, const char *cascade_dir, int min_side,
+                               fd_face *out, int capacity, char **err) {
     try {
         setUp();
         std::string error;
@@ -126,7 +126,7 @@ extern "C" int tf_detect_faces(const unsigned char *rgba, int width, int height,
         }
         std::sort(faces.begin(), faces.end(), [](const cv::Rect &a, const cv::Rect &b) { return a.area() > b.area(); });
         int count = std::min(static_cast<int>(faces.size()), capacity);
-        for (int i = 0; i < count; i++) out[i] = tf_face{faces[i].x, faces[i].y, faces[i].width, faces[i].height};
+        for (int i = 0; i < count; i++) out[i] = fd_face{faces[i].x, faces[i].y, faces[i].width, faces[i].height};
         return static_cast<int>(faces.size());
     } catch (const std::exception &e) {
         if (err) *err = copied(e.what());
@@ -134,7 +134,7 @@ extern "C" int tf_detect_faces(const unsigned char *rgba, int width, int height,
     }
 }
 
-extern "C" int tf_check_cascades(const char *cascade_dir, char **err) {
+extern "C" int fd_check_cascades(const char *cascade_dir, char **err) {
     try {
         setUp();
         std::string error;
@@ -147,4 +147,4 @@ extern "C" int tf_check_cascades(const char *cascade_dir, char **err) {
     }
 }
 
-extern "C" void tf_free(void *pointer) { std::free(pointer); }
+extern "C" void fd_free(void *pointer) { std::free(pointer); }

@@ -14,7 +14,7 @@
 
 /* Where an AVIOContext reads: the caller's reader and a position in it. */
 typedef struct {
-    const tv_video_reader *reader;
+    const vd_reader *reader;
     int64_t position;
     int failed;
     /* Past it (monotonic seconds), reads and seeks fail: FFmpeg never asks the interrupt
@@ -102,14 +102,14 @@ static int past_deadline(void *opaque) {
 }
 
 /* Why opening or reading failed, once the reader and the clock have had their say. */
-static tv_video_status failure(const video_input *in, tv_video_status otherwise, char *message, size_t message_size) {
+static vd_status failure(const video_input *in, vd_status otherwise, char *message, size_t message_size) {
     if (in->source.failed) {
         say(message, message_size, "the video's bytes could not be read", 0);
-        return TV_VIDEO_READ_FAILED;
+        return VD_READ_FAILED;
     }
     if (past_deadline((void *)in)) {
         say(message, message_size, "the video took longer than its time limit to decode", 0);
-        return TV_VIDEO_TIMED_OUT;
+        return VD_TIMED_OUT;
     }
     return otherwise;
 }
@@ -118,7 +118,7 @@ static void quiet_log(void) { av_log_set_level(AV_LOG_QUIET); }
 
 /* Opens the container and finds its video stream; with `decode`, opens a decoder for it.
  * `limits` (NULL: none) bound its time and the frames any decoder may make. */
-static tv_video_status open_input(video_input *in, const tv_video_reader *reader, const tv_video_limits *limits, int decode,
+static vd_status open_input(video_input *in, const vd_reader *reader, const vd_limits *limits, int decode,
                                   char *message, size_t message_size) {
     /* FFmpeg's own log goes to stderr: the server's log is ours, and problems carry the detail. */
     static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -131,14 +131,14 @@ static tv_video_status open_input(video_input *in, const tv_video_reader *reader
     in->stream = -1;
     const int buffer_size = 64 * 1024;
     unsigned char *buffer = av_malloc(buffer_size);
-    if (!buffer) return TV_VIDEO_NO_MEMORY;
+    if (!buffer) return VD_NO_MEMORY;
     in->io = avio_alloc_context(buffer, buffer_size, 0, &in->source, read_source, NULL, seek_source);
     if (!in->io) {
         av_free(buffer);
-        return TV_VIDEO_NO_MEMORY;
+        return VD_NO_MEMORY;
     }
     in->format = avformat_alloc_context();
-    if (!in->format) return TV_VIDEO_NO_MEMORY;
+    if (!in->format) return VD_NO_MEMORY;
     in->format->pb = in->io;
     in->format->flags |= AVFMT_FLAG_CUSTOM_IO;
     in->format->interrupt_callback = (AVIOInterruptCB){ past_deadline, in };
@@ -148,14 +148,14 @@ static tv_video_status open_input(video_input *in, const tv_video_reader *reader
     if (rc < 0) {
         in->format = NULL;  /* freed by avformat_open_input on failure */
         say(message, message_size, "not a video container FFmpeg reads", rc);
-        return failure(in, TV_VIDEO_NOT_VIDEO, message, message_size);
+        return failure(in, VD_NOT_VIDEO, message, message_size);
     }
     in->format->probesize = 5 * 1024 * 1024;
     in->format->max_analyze_duration = 5 * AV_TIME_BASE;
     /* The probe decodes a few frames of each stream: one thread, within the pixel limit. */
     unsigned streams = in->format->nb_streams;
     AVDictionary **options = streams ? av_calloc(streams, sizeof *options) : NULL;
-    if (streams && !options) return TV_VIDEO_NO_MEMORY;
+    if (streams && !options) return VD_NO_MEMORY;
     for (unsigned i = 0; i < streams; i++) {
         av_dict_set(&options[i], "threads", "1", 0);
         if (in->max_pixels > 0) av_dict_set_int(&options[i], "max_pixels", in->max_pixels, 0);
@@ -165,35 +165,35 @@ static tv_video_status open_input(video_input *in, const tv_video_reader *reader
     av_free(options);
     if (rc < 0) {
         say(message, message_size, "the container's streams cannot be read", rc);
-        return failure(in, TV_VIDEO_BROKEN, message, message_size);
+        return failure(in, VD_BROKEN, message, message_size);
     }
     const AVCodec *codec = NULL;
     in->stream = av_find_best_stream(in->format, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
     if (in->stream == AVERROR_DECODER_NOT_FOUND) {
         say(message, message_size, "no decoder for the video's codec", 0);
-        return TV_VIDEO_UNSUPPORTED;
+        return VD_UNSUPPORTED;
     }
     if (in->stream < 0) {
         say(message, message_size, "no video stream", 0);
-        return TV_VIDEO_NOT_VIDEO;
+        return VD_NOT_VIDEO;
     }
     const AVCodecParameters *coded = in->format->streams[in->stream]->codecpar;
     /* Bounded calls (every frame, the service's probe) need a size to reserve memory by. */
     if (limits && (coded->width <= 0 || coded->height <= 0)) {
         say(message, message_size, "the video's stream has no frame size", 0);
-        return TV_VIDEO_BROKEN;
+        return VD_BROKEN;
     }
     if (in->max_pixels > 0 && (long long)coded->width * coded->height > in->max_pixels) {
         say(message, message_size, "the video's frames are over the pixel limit", 0);
-        return TV_VIDEO_TOO_LARGE;
+        return VD_TOO_LARGE;
     }
-    if (!decode) return TV_VIDEO_OK;
+    if (!decode) return VD_OK;
     in->decoder = avcodec_alloc_context3(codec);
-    if (!in->decoder) return TV_VIDEO_NO_MEMORY;
+    if (!in->decoder) return VD_NO_MEMORY;
     rc = avcodec_parameters_to_context(in->decoder, in->format->streams[in->stream]->codecpar);
     if (rc < 0) {
         say(message, message_size, "the video's codec parameters cannot be used", rc);
-        return TV_VIDEO_BROKEN;
+        return VD_BROKEN;
     }
     in->decoder->thread_count = 1;
     if (in->max_pixels > 0) in->decoder->max_pixels = in->max_pixels;
@@ -201,9 +201,9 @@ static tv_video_status open_input(video_input *in, const tv_video_reader *reader
     if (rc < 0) {
         /* A decoder exists (else no stream was found for it): what it was given is corrupt. */
         say(message, message_size, "the video's decoder cannot start", rc);
-        return TV_VIDEO_BROKEN;
+        return VD_BROKEN;
     }
-    return TV_VIDEO_OK;
+    return VD_OK;
 }
 
 static int rotation_of(const AVStream *stream) {
@@ -216,7 +216,7 @@ static int rotation_of(const AVStream *stream) {
     return degrees < 0 ? degrees + 360 : degrees;
 }
 
-static void describe(const video_input *in, tv_video_info *info) {
+static void describe(const video_input *in, vd_info *info) {
     if (in->stream >= 0) {
         const AVStream *stream = in->format->streams[in->stream];
         info->width = stream->codecpar->width;
@@ -232,12 +232,12 @@ static void describe(const video_input *in, tv_video_info *info) {
     }
 }
 
-tv_video_status tv_video_probe(const tv_video_reader *reader, const tv_video_limits *limits, tv_video_info *info,
+vd_status vd_probe(const vd_reader *reader, const vd_limits *limits, vd_info *info,
                                char *message, size_t message_size) {
     memset(info, 0, sizeof *info);
     video_input in;
-    tv_video_status status = open_input(&in, reader, limits, 0, message, message_size);
-    if (status == TV_VIDEO_OK || status == TV_VIDEO_UNSUPPORTED) describe(&in, info);
+    vd_status status = open_input(&in, reader, limits, 0, message, message_size);
+    if (status == VD_OK || status == VD_UNSUPPORTED) describe(&in, info);
     close_input(&in);
     return status;
 }
@@ -278,16 +278,16 @@ static double seconds_of(const AVFrame *frame, const AVStream *stream) {
     return (pts - start) * av_q2d(stream->time_base);
 }
 
-tv_video_status tv_video_frame(const tv_video_reader *reader, double seconds, double fraction,
-                               const tv_video_limits *limits, tv_video_info *info, unsigned char **rgb,
+vd_status vd_frame(const vd_reader *reader, double seconds, double fraction,
+                               const vd_limits *limits, vd_info *info, unsigned char **rgb,
                                int *width, int *height, double *shown_at, char *message, size_t message_size) {
     *rgb = NULL;
     *width = *height = 0;
     *shown_at = -1;
     memset(info, 0, sizeof *info);
     video_input in;
-    tv_video_status status = open_input(&in, reader, limits, 1, message, message_size);
-    if (status != TV_VIDEO_OK) {
+    vd_status status = open_input(&in, reader, limits, 1, message, message_size);
+    if (status != VD_OK) {
         close_input(&in);
         return status;
     }
@@ -296,7 +296,7 @@ tv_video_status tv_video_frame(const tv_video_reader *reader, double seconds, do
         if (message && message_size)
             snprintf(message, message_size, "the video lasts %.1f s, over the limit of %.0f s", info->duration, limits->max_duration);
         close_input(&in);
-        return TV_VIDEO_TOO_LONG;
+        return VD_TOO_LONG;
     }
     AVStream *stream = in.format->streams[in.stream];
     if (fraction >= 0) seconds = info->duration > 0 ? fraction * info->duration : 0;
@@ -310,7 +310,7 @@ tv_video_status tv_video_frame(const tv_video_reader *reader, double seconds, do
     AVPacket *packet = av_packet_alloc();
     AVFrame *frame = av_frame_alloc(), *kept = av_frame_alloc();
     if (!packet || !frame || !kept) {
-        status = TV_VIDEO_NO_MEMORY;
+        status = VD_NO_MEMORY;
         goto done;
     }
     long long packets = 0;
@@ -332,31 +332,31 @@ tv_video_status tv_video_frame(const tv_video_reader *reader, double seconds, do
         if (decoded >= limits->max_decoded_frames || past_deadline(&in)) break;
     }
     if (in.source.failed || past_deadline(&in)) {
-        status = failure(&in, TV_VIDEO_BROKEN, message, message_size);
+        status = failure(&in, VD_BROKEN, message, message_size);
         goto done;
     }
     if (!have) {
         say(message, message_size, "no frame of the video could be decoded", 0);
-        status = TV_VIDEO_BROKEN;
+        status = VD_BROKEN;
         goto done;
     }
     if ((long long)kept->width * kept->height > limits->max_pixels || kept->width <= 0 || kept->height <= 0) {
         say(message, message_size, "the decoded frame is over the pixel limit", 0);
-        status = TV_VIDEO_TOO_LARGE;
+        status = VD_TOO_LARGE;
         goto done;
     }
     struct SwsContext *scale = sws_getContext(kept->width, kept->height, kept->format, kept->width, kept->height,
                                               AV_PIX_FMT_RGB24, SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL, NULL, NULL);
     if (!scale) {
         say(message, message_size, "the frame's pixel format cannot be converted", 0);
-        status = TV_VIDEO_UNSUPPORTED;
+        status = VD_UNSUPPORTED;
         goto done;
     }
     size_t stride = (size_t)kept->width * 3;
     unsigned char *out = malloc(stride * (size_t)kept->height);
     if (!out) {
         sws_freeContext(scale);
-        status = TV_VIDEO_NO_MEMORY;
+        status = VD_NO_MEMORY;
         goto done;
     }
     uint8_t *planes[4] = { out, NULL, NULL, NULL };
@@ -366,7 +366,7 @@ tv_video_status tv_video_frame(const tv_video_reader *reader, double seconds, do
     *rgb = out;
     *width = kept->width;
     *height = kept->height;
-    status = TV_VIDEO_OK;
+    status = VD_OK;
 done:
     av_packet_free(&packet);
     av_frame_free(&frame);
@@ -375,4 +375,4 @@ done:
     return status;
 }
 
-void tv_video_free(unsigned char *rgb) { free(rgb); }
+void vd_free(unsigned char *rgb) { free(rgb); }

@@ -1,4 +1,5 @@
 #include "vipsshim.h"
+#include "processguards.h"
 
 #include <string.h>
 #include <vips/vips.h>
@@ -61,7 +62,7 @@ int tv_init(const char *argv0) {
     vips_cache_set_max_files(0);
     vips_concurrency_set(1);
     /* Orc's code memory is safe to share between threads only through orcguard.c's lock. */
-    if (!tv_orc_guarded()) vips_vector_set_enabled(FALSE);
+    if (!pg_orc_guarded()) vips_vector_set_enabled(FALSE);
     vips_block_untrusted_set(TRUE);
     /* SVG (librsvg) and PDF (poppler) stay blocked here and are refused before libvips sees
        them (`refused`); a renderer process unblocks them (tv_allow_vectors). ImageMagick's

@@ -13,14 +13,6 @@ public enum Vips {
         start()
         return String(cString: tv_version())
     }
-
-    /// Whether liborc's program compiles and frees run under the shim's lock (`orcguard.c`);
-    /// without it, two transforms at once can share or corrupt orc's code memory, so libvips
-    /// is started with its vector paths off instead (slower, never wrong).
-    public static var orcGuarded: Bool { tv_orc_guarded() != 0 }
-
-    /// Orc programs compiled and freed under that lock so far.
-    public static var orcGuardedCalls: Int { tv_orc_guarded_calls() }
 }
 
 /// Why an image could not be made.

@@ -64,14 +64,14 @@ public enum VideoDecoder {
     /// What the video is; `limits` bound the frames the stream probe decodes and the time, and
     /// refuse a stream over the pixel limit or without a frame size.
     public static func probe(_ reader: VideoReader, limits: Limits? = nil) throws(VideoError) -> VideoInfo {
-        var info = tv_video_info()
+        var info = vd_info()
         var message = [CChar](repeating: 0, count: 256)
         var limitsC = limits.map(cLimits)
         let status = withCReader(reader) { reader in
-            if limitsC != nil { return tv_video_probe(reader, &limitsC!, &info, &message, message.count) }
-            return tv_video_probe(reader, nil, &info, &message, message.count)
+            if limitsC != nil { return vd_probe(reader, &limitsC!, &info, &message, message.count) }
+            return vd_probe(reader, nil, &info, &message, message.count)
         }
-        guard status == TV_VIDEO_OK else { throw VideoError(status, message: text(message)) }
+        guard status == VD_OK else { throw VideoError(status, message: text(message)) }
         return made(info)
     }
 
@@ -87,35 +87,35 @@ public enum VideoDecoder {
         case .seconds(let s): (s, -1)
         case .fraction(let f): (0, min(1, max(0, f)))
         }
-        var info = tv_video_info()
+        var info = vd_info()
         var rgb: UnsafeMutablePointer<UInt8>?
         var width: Int32 = 0, height: Int32 = 0
         var shownAt = -1.0
         var message = [CChar](repeating: 0, count: 256)
         let status = withCReader(reader) {
-            tv_video_frame($0, seconds, fraction, &limitsC, &info, &rgb, &width, &height, &shownAt, &message, message.count)
+            vd_frame($0, seconds, fraction, &limitsC, &info, &rgb, &width, &height, &shownAt, &message, message.count)
         }
-        guard status == TV_VIDEO_OK, let rgb else { throw VideoError(status, message: text(message)) }
-        defer { tv_video_free(rgb) }
+        guard status == VD_OK, let rgb else { throw VideoError(status, message: text(message)) }
+        defer { vd_free(rgb) }
         let pixels = Array(UnsafeBufferPointer(start: rgb, count: Int(width) * Int(height) * 3))
         return (VideoFrame(rgb: pixels, width: Int(width), height: Int(height), shownAt: shownAt >= 0 ? shownAt : nil), made(info))
     }
 
-    private static func cLimits(_ limits: Limits) -> tv_video_limits {
-        tv_video_limits(max_pixels: Int64(limits.maxPixels), max_decoded_frames: Int32(limits.maxDecodedFrames),
+    private static func cLimits(_ limits: Limits) -> vd_limits {
+        vd_limits(max_pixels: Int64(limits.maxPixels), max_decoded_frames: Int32(limits.maxDecodedFrames),
                         max_packets: Int64(limits.maxPackets), max_duration: limits.maxDuration ?? 0, max_seconds: limits.maxSeconds ?? 0)
     }
 
-    private static func made(_ info: tv_video_info) -> VideoInfo {
+    private static func made(_ info: vd_info) -> VideoInfo {
         VideoInfo(duration: info.duration >= 0 ? info.duration : nil, width: Int(info.width), height: Int(info.height),
                   rotation: Int(info.rotation), frameRate: info.frame_rate > 0 ? info.frame_rate : nil,
                   codec: field(info.codec), container: field(info.container))
     }
 
     /// `body` with a C reader whose calls go to `reader` (alive for the call).
-    private static func withCReader<R>(_ reader: VideoReader, _ body: (UnsafePointer<tv_video_reader>) -> R) -> R {
+    private static func withCReader<R>(_ reader: VideoReader, _ body: (UnsafePointer<vd_reader>) -> R) -> R {
         let opaque = Unmanaged.passUnretained(reader).toOpaque()
-        var c = tv_video_reader(opaque: opaque, read_at: { opaque, offset, buffer, size in
+        var c = vd_reader(opaque: opaque, read_at: { opaque, offset, buffer, size in
             let reader = Unmanaged<VideoReader>.fromOpaque(opaque!).takeUnretainedValue()
             guard let n = reader.read(at: Int(offset), into: UnsafeMutableRawBufferPointer(start: buffer, count: Int(size))) else { return -1 }
             return Int32(n)

@@ -19,15 +19,15 @@ public enum VideoError: Error, Equatable, Sendable {
     /// FFmpeg could not allocate: the server's condition, not the video's.
     case outOfMemory
 
-    init(_ status: tv_video_status, message: String) {
+    init(_ status: vd_status, message: String) {
         switch status {
-        case TV_VIDEO_NOT_VIDEO: self = .notVideo(message)
-        case TV_VIDEO_UNSUPPORTED: self = .unsupported(message)
-        case TV_VIDEO_TOO_LARGE: self = .tooLarge(message)
-        case TV_VIDEO_TOO_LONG: self = .tooLong(message)
-        case TV_VIDEO_TIMED_OUT: self = .timedOut(message)
-        case TV_VIDEO_READ_FAILED: self = .readFailed(message)
-        case TV_VIDEO_NO_MEMORY: self = .outOfMemory
+        case VD_NOT_VIDEO: self = .notVideo(message)
+        case VD_UNSUPPORTED: self = .unsupported(message)
+        case VD_TOO_LARGE: self = .tooLarge(message)
+        case VD_TOO_LONG: self = .tooLong(message)
+        case VD_TIMED_OUT: self = .timedOut(message)
+        case VD_READ_FAILED: self = .readFailed(message)
+        case VD_NO_MEMORY: self = .outOfMemory
         default: self = .broken(message)
         }
     }

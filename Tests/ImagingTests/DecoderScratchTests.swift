@@ -1,4 +1,4 @@
-import CVipsShim
+import CProcessGuards
 import Imaging
 import Testing
 import ThumbdProtocol
@@ -11,18 +11,18 @@ import ThumbdProtocol
     /// A pool of its own, so the decodes other tests run at the same time do not touch it.
     final class Pool {
         let pointer: OpaquePointer
-        init(capacity: Int) { pointer = tv_scratch_new(capacity)! }
-        deinit { tv_scratch_free(pointer) }
-        var stats: tv_scratch_stats { tv_scratch_read_stats(pointer) }
+        init(capacity: Int) { pointer = pg_scratch_new(capacity)! }
+        deinit { pg_scratch_free(pointer) }
+        var stats: pg_scratch_stats { pg_scratch_read_stats(pointer) }
 
         /// A buffer of `size` bytes with every page written, as libjpeg zeroes its coefficients.
         func take(_ size: Int, filling byte: UInt8 = 0xA5) -> UnsafeMutableRawPointer {
-            let buffer = tv_scratch_take(pointer, size)!
+            let buffer = pg_scratch_take(pointer, size)!
             buffer.initializeMemory(as: UInt8.self, repeating: byte, count: size)
             return buffer
         }
 
-        func give(_ buffer: UnsafeMutableRawPointer) { tv_scratch_give(pointer, buffer) }
+        func give(_ buffer: UnsafeMutableRawPointer) { pg_scratch_give(pointer, buffer) }
     }
 
     @Test func aFreedBufferIsReusedForTheNextRequestOfItsSize() {
@@ -82,10 +82,10 @@ import ThumbdProtocol
         pool.give(pool.take(8 * Self.mib))
         pool.give(pool.take(20 * Self.mib))
         #expect(pool.stats.kept_bytes >= 28 * Self.mib)
-        tv_scratch_release(pool.pointer)
+        pg_scratch_release(pool.pointer)
         #expect(pool.stats.kept_bytes == 0)
         pool.give(pool.take(8 * Self.mib))
-        tv_scratch_set_capacity(pool.pointer, 1 * Self.mib)
+        pg_scratch_set_capacity(pool.pointer, 1 * Self.mib)
         #expect(pool.stats.kept_bytes == 0)
         #expect(pool.stats.capacity == 1 * Self.mib)
     }

@@ -22,10 +22,10 @@ import ThumbdProtocol
     @Test func libvipsCompilesAndFreesOrcProgramsUnderTheShimsLock() throws {
         Vips.start()
         // The stand-ins are what the process resolves orc's names to, as libvips' calls do.
-        #expect(Vips.orcGuarded)
-        let before = Vips.orcGuardedCalls
+        #expect(ProcessGuards.orcGuarded)
+        let before = ProcessGuards.orcGuardedCalls
         _ = try thumbnail(try source(seed: 1), width: 37, height: 23)
-        #expect(Vips.orcGuardedCalls > before, "a resize compiled and freed no orc program through the lock")
+        #expect(ProcessGuards.orcGuardedCalls > before, "a resize compiled and freed no orc program through the lock")
     }
 
     @Test func manyTransformsAtOnceOnSmallImages() throws {

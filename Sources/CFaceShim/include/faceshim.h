@@ -10,32 +10,25 @@ extern "C" {
 /* A face found in an image, in its pixels. */
 typedef struct {
     int x, y, width, height;
-} tf_face;
+} fd_face;
 
 /* The cascade files, in OpenCV's haarcascades folder, that the detector loads. */
-extern const char *const tf_cascade_files[4];
+extern const char *const fd_cascade_files[4];
 
 /* Finds frontal faces in an 8-bit RGBA image (rows of 4 * width bytes) with OpenCV's Haar
    cascades from the folder cascade_dir (loaded once per thread): candidates of the first
    cascade, each kept only when at least two of the other three find a face in the same
    place, faces smaller than min_side pixels ignored. Writes at most capacity faces, largest
    first, and returns how many there are (more than capacity: ask again with room for them);
-   -1 with *err set (free it with tf_free) when a cascade cannot be loaded or OpenCV fails. Single-threaded: OpenCV's own thread pool is
+   -1 with *err set (free it with fd_free) when a cascade cannot be loaded or OpenCV fails. Single-threaded: OpenCV's own thread pool is
    off, the server's workers are the parallelism. */
-int tf_detect_faces(const unsigned char *rgba, int width, int height, const char *cascade_dir, int min_side,
-                    tf_face *out, int capacity, char **err);
+int fd_detect_faces(const unsigned char *rgba, int width, int height, const char *cascade_dir, int min_side,
+                    fd_face *out, int capacity, char **err);
 
 /* Whether every cascade loads from cascade_dir: 0 yes, -1 with *err. */
-int tf_check_cascades(const char *cascade_dir, char **err);
+int fd_check_cascades(const char *cascade_dir, char **err);
 
-void tf_free(void *pointer);
-
-/* How many printf handler registrations the process refused (printfhooks.c): libquadmath,
-   loaded under OpenCV, tries a few at start. */
-int tf_printf_hooks_refused(void);
-
-/* Whether the process resolves the three registration functions to those stand-ins. */
-int tf_printf_hooks_refusing(void);
+void fd_free(void *pointer);
 
 #ifdef __cplusplus
 }

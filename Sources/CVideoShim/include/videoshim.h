@@ -15,7 +15,7 @@ typedef struct {
      * when they cannot be read. */
     int (*read_at)(void *opaque, int64_t offset, unsigned char *buffer, int size);
     int64_t length;
-} tv_video_reader;
+} vd_reader;
 
 typedef struct {
     double duration;        /* seconds; -1 when the container does not say */
@@ -24,7 +24,7 @@ typedef struct {
     double frame_rate;      /* average frames a second; 0 when unknown */
     char codec[32];         /* FFmpeg's short name: h264, hevc, vp9, av1, ... */
     char container[64];     /* FFmpeg's demuxer name: "mov,mp4,m4a,3gp,3g2,mj2", "matroska,webm" */
-} tv_video_info;
+} vd_info;
 
 typedef struct {
     long long max_pixels;       /* width x height of the coded frame */
@@ -32,34 +32,34 @@ typedef struct {
     long long max_packets;      /* packets read in all (an endless stream stops here) */
     double max_duration;        /* seconds the container may say it lasts; 0: any */
     double max_seconds;         /* wall-clock seconds for the whole call; 0: no bound */
-} tv_video_limits;
+} vd_limits;
 
 typedef enum {
-    TV_VIDEO_OK = 0,
-    TV_VIDEO_NOT_VIDEO = 1,     /* no container FFmpeg reads, or no video stream */
-    TV_VIDEO_UNSUPPORTED = 2,   /* a codec without a decoder here */
-    TV_VIDEO_TOO_LARGE = 3,     /* over max_pixels */
-    TV_VIDEO_BROKEN = 4,        /* no frame could be decoded within the limits */
-    TV_VIDEO_NO_MEMORY = 5,
-    TV_VIDEO_TOO_LONG = 6,      /* over max_duration */
-    TV_VIDEO_TIMED_OUT = 7,     /* over max_seconds */
-    TV_VIDEO_READ_FAILED = 8    /* the reader failed (a store down, a file gone) */
-} tv_video_status;
+    VD_OK = 0,
+    VD_NOT_VIDEO = 1,     /* no container FFmpeg reads, or no video stream */
+    VD_UNSUPPORTED = 2,   /* a codec without a decoder here */
+    VD_TOO_LARGE = 3,     /* over max_pixels */
+    VD_BROKEN = 4,        /* no frame could be decoded within the limits */
+    VD_NO_MEMORY = 5,
+    VD_TOO_LONG = 6,      /* over max_duration */
+    VD_TIMED_OUT = 7,     /* over max_seconds */
+    VD_READ_FAILED = 8    /* the reader failed (a store down, a file gone) */
+} vd_status;
 
 /* What a video is. `limits` (NULL: none): max_pixels for the frames the stream probe decodes
  * (and a stream over it, or without a frame size, is refused), max_seconds for the whole call. */
-tv_video_status tv_video_probe(const tv_video_reader *reader, const tv_video_limits *limits, tv_video_info *info,
+vd_status vd_probe(const vd_reader *reader, const vd_limits *limits, vd_info *info,
                                char *message, size_t message_size);
 
 /* The frame shown at `seconds` (the one at or before it, decoded forward from the keyframe at
  * or before it; the last one when `seconds` is past the end), as packed RGB (3 bytes a pixel,
- * width x 3 a row), malloc'd into *rgb (tv_video_free), as coded (rotation is the caller's).
+ * width x 3 a row), malloc'd into *rgb (vd_free), as coded (rotation is the caller's).
  * With `fraction` >= 0, the time is that fraction of the duration instead. *shown_at is its
- * time in seconds; *info what the video is (as tv_video_probe gives it). */
-tv_video_status tv_video_frame(const tv_video_reader *reader, double seconds, double fraction,
-                               const tv_video_limits *limits, tv_video_info *info, unsigned char **rgb,
+ * time in seconds; *info what the video is (as vd_probe gives it). */
+vd_status vd_frame(const vd_reader *reader, double seconds, double fraction,
+                               const vd_limits *limits, vd_info *info, unsigned char **rgb,
                                int *width, int *height, double *shown_at, char *message, size_t message_size);
 
-void tv_video_free(unsigned char *rgb);
+void vd_free(unsigned char *rgb);
 
 #endif

@@ -31,31 +31,6 @@ typedef struct {
  * untrusted loaders (magick, pdf, svg, ...) blocked and its warnings silenced. */
 int tv_init(const char *argv0);
 const char *tv_version(void);
-/* Whether liborc's program compile and free go through the shim's lock (orcguard.c): 1 when
- * the executable exports its stand-ins, as Package.swift links it. */
-int tv_orc_guarded(void);
-/* Compiles and frees of orc programs made through that lock so far. */
-long tv_orc_guarded_calls(void);
-
-/* libjpeg's large buffers (jpegscratch.c): mapped apart from malloc and kept between decodes
- * up to a capacity. A pool of its own for tests; libjpeg uses the shared one. */
-#define TV_SCRATCH_MIN_BYTES ((size_t)1 << 20)
-#define TV_SCRATCH_SLOTS 16
-typedef struct tv_scratch_pool tv_scratch_pool;
-typedef struct { size_t capacity, kept_bytes; long maps, reuses; } tv_scratch_stats;
-tv_scratch_pool *tv_scratch_shared(void);
-tv_scratch_pool *tv_scratch_new(size_t capacity);
-void tv_scratch_free(tv_scratch_pool *pool);
-void *tv_scratch_take(tv_scratch_pool *pool, size_t size);
-void tv_scratch_give(tv_scratch_pool *pool, void *object);
-/* Unmaps every kept buffer. */
-void tv_scratch_release(tv_scratch_pool *pool);
-void tv_scratch_set_capacity(tv_scratch_pool *pool, size_t capacity);
-tv_scratch_stats tv_scratch_read_stats(tv_scratch_pool *pool);
-/* 1 when libjpeg's jpeg_get_large and jpeg_free_large resolve to the shim's, as Package.swift
- * links the executable. */
-int tv_scratch_serves_libjpeg(void);
-
 /* Reads the header only; no pixel is decoded. -2: no loader knows the bytes; -1: a loader
  * claimed them but the header is broken. (The libvips error buffer is process-wide, so
  * callers decide from return codes, never from message text.) */

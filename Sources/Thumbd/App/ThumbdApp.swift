@@ -3,6 +3,7 @@ import Clocks
 import CSystem
 import HTTP
 import HTTPServer
+import Faces
 import Imaging
 import Logging
 import ThumbdCore

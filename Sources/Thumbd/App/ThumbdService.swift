@@ -2,6 +2,7 @@ import Clocks
 import CSystem
 import HTTP
 import HTTPServer
+import Faces
 import Imaging
 import Logging
 import ThumbdCore
@@ -69,7 +70,7 @@ public final class ThumbdService: Sendable {
         } else {
             logger.info("URL signing is on: /img, /proxy and /v1/info require a valid s")
         }
-        let vectorGuarded = Vips.orcGuarded
+        let vectorGuarded = ProcessGuards.orcGuarded
         logger.info("thumbd \(Self.version) listening on \(config.server.host):\(server.port)",
                     metadata: ["library": "\(config.library.root)", "loops": "\(config.server.eventLoops)",
                                "workers": "\(config.limits.workers)", "queue": "\(config.limits.queue)",

@@ -1,6 +1,7 @@
 import Clocks
 import HTTP
 import HTTPServer
+import Faces
 import Imaging
 import Logging
 import ThumbdCore

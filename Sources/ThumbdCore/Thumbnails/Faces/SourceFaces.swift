@@ -1,4 +1,5 @@
 import Cache
+import Faces
 import Imaging
 import ThumbdProtocol
 

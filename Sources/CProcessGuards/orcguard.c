@@ -13,7 +13,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
-#include "vipsshim.h"
+#include "processguards.h"
 
 /* Recursive: liborc may compile or free again from inside either call. */
 static pthread_mutex_t orc_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
@@ -47,10 +47,10 @@ void orc_program_free(void *program) {
     atomic_fetch_add(&guarded_calls, 1);
 }
 
-int tv_orc_guarded(void) {
+int pg_orc_guarded(void) {
     /* What libvips' calls resolve to: ours only if the executable exports them. */
     return dlsym(RTLD_DEFAULT, "orc_program_compile") == (void *)orc_program_compile
         && dlsym(RTLD_DEFAULT, "orc_program_free") == (void *)orc_program_free;
 }
 
-long tv_orc_guarded_calls(void) { return atomic_load(&guarded_calls); }
+long pg_orc_guarded_calls(void) { return atomic_load(&guarded_calls); }

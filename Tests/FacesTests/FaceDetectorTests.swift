@@ -1,3 +1,4 @@
+import Faces
 import Imaging
 import Testing
 import TestSupport

@@ -13,7 +13,7 @@
 #include <dlfcn.h>
 #include <printf.h>
 #include <stdatomic.h>
-#include "faceshim.h"
+#include "processguards.h"
 
 static atomic_int refused;
 
@@ -35,9 +35,9 @@ int register_printf_type(printf_va_arg_function *fetch) {
     return -1;
 }
 
-int tf_printf_hooks_refused(void) { return atomic_load(&refused); }
+int pg_printf_hooks_refused(void) { return atomic_load(&refused); }
 
-int tf_printf_hooks_refusing(void) {
+int pg_printf_hooks_refusing(void) {
     /* What libquadmath's calls resolve to: ours only if the executable exports all three. */
     return dlsym(RTLD_DEFAULT, "register_printf_specifier") == (void *)register_printf_specifier
         && dlsym(RTLD_DEFAULT, "register_printf_modifier") == (void *)register_printf_modifier

@@ -7,9 +7,9 @@
  * 5% of a wallpaper miss's CPU (bench/miss_cpu.sh).
  *
  * Buffers of 1 MiB or more are mapped here instead and, when freed, kept for the next decode
- * up to a capacity (`tv_scratch_set_capacity`, from the memory plan's headroom; the oldest
+ * up to a capacity (`pg_scratch_set_capacity`, from the memory plan's headroom; the oldest
  * are unmapped to make room). A kept buffer serves a request of at least half its size. The
- * app unmaps them all when the transforms go idle (`tv_scratch_release`), so memory at rest
+ * app unmaps them all when the transforms go idle (`pg_scratch_release`), so memory at rest
  * stays what it was. Smaller buffers go to malloc as before; libjpeg frees with the size it
  * asked for, so both calls choose alike. */
 #define _GNU_SOURCE
@@ -20,47 +20,47 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "vipsshim.h"
+#include "processguards.h"
 
 /* Room before the pointer handed out: the mapping's length, and libjpeg's alignment kept. */
 #define HEADER 64
 
-struct tv_scratch_pool {
+struct pg_scratch_pool {
     pthread_mutex_t lock;
     size_t capacity;
     size_t kept_bytes;
-    void *kept[TV_SCRATCH_SLOTS];
+    void *kept[PG_SCRATCH_SLOTS];
     atomic_long maps, reuses;
 };
 
-static tv_scratch_pool shared_pool = { .lock = PTHREAD_MUTEX_INITIALIZER };
+static pg_scratch_pool shared_pool = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-tv_scratch_pool *tv_scratch_shared(void) { return &shared_pool; }
+pg_scratch_pool *pg_scratch_shared(void) { return &shared_pool; }
 
-tv_scratch_pool *tv_scratch_new(size_t capacity) {
-    tv_scratch_pool *pool = calloc(1, sizeof *pool);
+pg_scratch_pool *pg_scratch_new(size_t capacity) {
+    pg_scratch_pool *pool = calloc(1, sizeof *pool);
     if (!pool) return NULL;
     pthread_mutex_init(&pool->lock, NULL);
     pool->capacity = capacity;
     return pool;
 }
 
-void tv_scratch_free(tv_scratch_pool *pool) {
-    tv_scratch_release(pool);
+void pg_scratch_free(pg_scratch_pool *pool) {
+    pg_scratch_release(pool);
     pthread_mutex_destroy(&pool->lock);
     free(pool);
 }
 
 static size_t mapping_length(const void *block) { return *(const size_t *)block; }
 
-void *tv_scratch_take(tv_scratch_pool *pool, size_t size) {
+void *pg_scratch_take(pg_scratch_pool *pool, size_t size) {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     if (size > SIZE_MAX - HEADER - page) return NULL;
     size_t length = (size + HEADER + page - 1) / page * page;
     void *block = NULL;
     pthread_mutex_lock(&pool->lock);
     int best = -1;
-    for (int i = 0; i < TV_SCRATCH_SLOTS; i++) {
+    for (int i = 0; i < PG_SCRATCH_SLOTS; i++) {
         if (!pool->kept[i]) continue;
         size_t have = mapping_length(pool->kept[i]);
         /* At most twice what is asked: a buffer held for a small request is room the
@@ -69,8 +69,8 @@ void *tv_scratch_take(tv_scratch_pool *pool, size_t size) {
     }
     if (best >= 0) {
         block = pool->kept[best];
-        memmove(pool->kept + best, pool->kept + best + 1, (TV_SCRATCH_SLOTS - 1 - best) * sizeof *pool->kept);
-        pool->kept[TV_SCRATCH_SLOTS - 1] = NULL;
+        memmove(pool->kept + best, pool->kept + best + 1, (PG_SCRATCH_SLOTS - 1 - best) * sizeof *pool->kept);
+        pool->kept[PG_SCRATCH_SLOTS - 1] = NULL;
         pool->kept_bytes -= mapping_length(block);
     }
     pthread_mutex_unlock(&pool->lock);
@@ -85,24 +85,24 @@ void *tv_scratch_take(tv_scratch_pool *pool, size_t size) {
     return (char *)block + HEADER;
 }
 
-void tv_scratch_give(tv_scratch_pool *pool, void *object) {
+void pg_scratch_give(pg_scratch_pool *pool, void *object) {
     if (!object) return;
     void *block = (char *)object - HEADER;
     size_t length = mapping_length(block);
-    void *evicted[TV_SCRATCH_SLOTS];
+    void *evicted[PG_SCRATCH_SLOTS];
     int count = 0;
     pthread_mutex_lock(&pool->lock);
     if (length <= pool->capacity) {
         /* The buffer just freed is the likeliest to be asked for again (the next size of the
            same photo): the oldest kept make room for it. */
-        while (pool->kept_bytes + length > pool->capacity || pool->kept[TV_SCRATCH_SLOTS - 1]) {
+        while (pool->kept_bytes + length > pool->capacity || pool->kept[PG_SCRATCH_SLOTS - 1]) {
             void *oldest = pool->kept[0];
-            memmove(pool->kept, pool->kept + 1, (TV_SCRATCH_SLOTS - 1) * sizeof *pool->kept);
-            pool->kept[TV_SCRATCH_SLOTS - 1] = NULL;
+            memmove(pool->kept, pool->kept + 1, (PG_SCRATCH_SLOTS - 1) * sizeof *pool->kept);
+            pool->kept[PG_SCRATCH_SLOTS - 1] = NULL;
             pool->kept_bytes -= mapping_length(oldest);
             evicted[count++] = oldest;
         }
-        for (int i = 0; i < TV_SCRATCH_SLOTS; i++) {
+        for (int i = 0; i < PG_SCRATCH_SLOTS; i++) {
             if (pool->kept[i]) continue;
             pool->kept[i] = block;
             pool->kept_bytes += length;
@@ -115,11 +115,11 @@ void tv_scratch_give(tv_scratch_pool *pool, void *object) {
     if (block) munmap(block, length);
 }
 
-void tv_scratch_release(tv_scratch_pool *pool) {
-    void *blocks[TV_SCRATCH_SLOTS];
+void pg_scratch_release(pg_scratch_pool *pool) {
+    void *blocks[PG_SCRATCH_SLOTS];
     int count = 0;
     pthread_mutex_lock(&pool->lock);
-    for (int i = 0; i < TV_SCRATCH_SLOTS; i++) {
+    for (int i = 0; i < PG_SCRATCH_SLOTS; i++) {
         if (pool->kept[i]) blocks[count++] = pool->kept[i];
         pool->kept[i] = NULL;
     }
@@ -128,16 +128,16 @@ void tv_scratch_release(tv_scratch_pool *pool) {
     for (int i = 0; i < count; i++) munmap(blocks[i], mapping_length(blocks[i]));
 }
 
-void tv_scratch_set_capacity(tv_scratch_pool *pool, size_t capacity) {
+void pg_scratch_set_capacity(pg_scratch_pool *pool, size_t capacity) {
     pthread_mutex_lock(&pool->lock);
     pool->capacity = capacity;
     int over = pool->kept_bytes > capacity;
     pthread_mutex_unlock(&pool->lock);
-    if (over) tv_scratch_release(pool);
+    if (over) pg_scratch_release(pool);
 }
 
-tv_scratch_stats tv_scratch_read_stats(tv_scratch_pool *pool) {
-    tv_scratch_stats stats;
+pg_scratch_stats pg_scratch_read_stats(pg_scratch_pool *pool) {
+    pg_scratch_stats stats;
     pthread_mutex_lock(&pool->lock);
     stats.capacity = pool->capacity;
     stats.kept_bytes = pool->kept_bytes;
@@ -149,16 +149,16 @@ tv_scratch_stats tv_scratch_read_stats(tv_scratch_pool *pool) {
 
 void *jpeg_get_large(void *cinfo, size_t size) {
     (void)cinfo;
-    return size < TV_SCRATCH_MIN_BYTES ? malloc(size) : tv_scratch_take(&shared_pool, size);
+    return size < PG_SCRATCH_MIN_BYTES ? malloc(size) : pg_scratch_take(&shared_pool, size);
 }
 
 void jpeg_free_large(void *cinfo, void *object, size_t size) {
     (void)cinfo;
-    if (size < TV_SCRATCH_MIN_BYTES) free(object);
-    else tv_scratch_give(&shared_pool, object);
+    if (size < PG_SCRATCH_MIN_BYTES) free(object);
+    else pg_scratch_give(&shared_pool, object);
 }
 
-int tv_scratch_serves_libjpeg(void) {
+int pg_scratch_serves_libjpeg(void) {
     /* What libjpeg's calls resolve to: ours only if the executable exports them. */
     return dlsym(RTLD_DEFAULT, "jpeg_get_large") == (void *)jpeg_get_large
         && dlsym(RTLD_DEFAULT, "jpeg_free_large") == (void *)jpeg_free_large;

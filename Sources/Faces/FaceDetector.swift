@@ -1,4 +1,5 @@
 import CFaceShim
+import Imaging
 import ThumbdProtocol
 
 /// Finds frontal faces with OpenCV's Haar cascades (`CFaceShim`), in a copy of the image
@@ -10,18 +11,13 @@ public struct FaceDetector: Sendable {
     public static let defaultCascades = "/usr/share/opencv4/haarcascades"
     /// The cascade files the detector reads from its folder.
     public static var cascadeFiles: [String] {
-        withUnsafePointer(to: tf_cascade_files) { tuple in
+        withUnsafePointer(to: fd_cascade_files) { tuple in
             tuple.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: 4) { names in
                 (0..<4).compactMap { names[$0].map { String(cString: $0) } }
             }
         }
     }
     public static let previewSide = 640
-    /// printf handler registrations refused so far (`printfhooks.c`): libquadmath, which OpenCV's
-    /// LAPACK brings in, would otherwise put every printf of the process on glibc's slow path.
-    public static var printfHooksRefused: Int { Int(tf_printf_hooks_refused()) }
-    /// Whether every printf handler registration of the process reaches those stand-ins.
-    public static var printfHooksRefusing: Bool { tf_printf_hooks_refusing() != 0 }
     static let minFaceSide: Int32 = 20
     /// Room for this many faces on the first try; a photograph with more is asked again.
     static let firstRoom = 64
@@ -32,7 +28,7 @@ public struct FaceDetector: Sendable {
     /// it detects), so that a missing or broken file stops the start, not a request.
     public init(cascades: String = FaceDetector.defaultCascades) throws(ImagingError) {
         var err: UnsafeMutablePointer<CChar>?
-        guard tf_check_cascades(cascades, &err) == 0 else { throw .faceDetectionFailed(Self.message(err)) }
+        guard fd_check_cascades(cascades, &err) == 0 else { throw .faceDetectionFailed(Self.message(err)) }
         self.cascades = cascades
     }
 
@@ -44,17 +40,17 @@ public struct FaceDetector: Sendable {
         let (width, height) = header.orientedSize
         let preview = try ImagePreview.make(data, maxSide: Self.previewSide)
         // Every face, however many: a redaction must hide them all.
-        var found = [tf_face](repeating: tf_face(), count: Self.firstRoom)
+        var found = [fd_face](repeating: fd_face(), count: Self.firstRoom)
         var count: Int32 = 0
         while true {
             var err: UnsafeMutablePointer<CChar>?
             count = preview.rgba.withUnsafeBufferPointer { pixels in
-                tf_detect_faces(pixels.baseAddress, Int32(preview.width), Int32(preview.height), cascades, Self.minFaceSide,
+                fd_detect_faces(pixels.baseAddress, Int32(preview.width), Int32(preview.height), cascades, Self.minFaceSide,
                                 &found, Int32(found.count), &err)
             }
             guard count >= 0 else { throw .faceDetectionFailed(Self.message(err)) }
             if Int(count) <= found.count { break }
-            found = [tf_face](repeating: tf_face(), count: Int(count))
+            found = [fd_face](repeating: fd_face(), count: Int(count))
         }
         let sx = Double(width) / Double(preview.width), sy = Double(height) / Double(preview.height)
         return found.prefix(Int(count)).map { face in
@@ -66,7 +62,7 @@ public struct FaceDetector: Sendable {
 
     private static func message(_ err: UnsafeMutablePointer<CChar>?) -> String {
         guard let err else { return "unknown OpenCV error" }
-        defer { tf_free(err) }
+        defer { fd_free(err) }
         return String(cString: err)
     }
 }

@@ -11,8 +11,8 @@ import Testing
         #expect(dlopen("libquadmath.so.0", RTLD_NOW | RTLD_NOLOAD) != nil, "libquadmath is no longer loaded: drop printfhooks.c")
         // Each of the three names reaches a stand-in: one registered handler is enough to slow
         // every printf down.
-        #expect(FaceDetector.printfHooksRefusing)
-        #expect(FaceDetector.printfHooksRefused > 0, "libquadmath's handlers were registered with glibc")
+        #expect(ProcessGuards.printfHooksRefusing)
+        #expect(ProcessGuards.printfHooksRefused > 0, "libquadmath's handlers were registered with glibc")
     }
 
     @Test func printfStillFormatsFloatsAfterTheRefusal() {
