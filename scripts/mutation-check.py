@@ -149,7 +149,7 @@ MUTATIONS = [
      "            : Self.entryFiles(in: directoryPath).map { ($0.hash, $0.path) }",
      "        let entries = tables.withLock { $0.index.keys }.map { ($0, filePath(for: $0)) }",
      "DiskCacheTests|SharedTierTests/aReplicaThatWasDown"),
-    ("shared-purge-not-followed", "Sources/ThumbdCore/Shared/SharedPurges.swift",
+    ("shared-purge-not-followed", "Sources/ThumbdCore/Purge/SharedPurges.swift",
      "            if applied.withLock({ $0.contains(record) }) { continue }",
      "            continue",
      "SharedTierTests/aPurgeAtOneReplica|SharedTierTests/aReplicaThatWasDown"),

@@ -134,7 +134,7 @@ public final class ThumbdApp: HTTPHandler {
             SharedPurges(store: $0, stateFolder: disk?.isHealthy == true ? config.cache.dir : nil,
                          interval: config.cache.shared.purgeInterval, clock: clock, wallClock: wallClock, logger: logger)
         }
-        let sourcePurge = SourcePurge(store: store, originals: originals, library: library, cluster: sharedPurges)
+        let sourcePurge = SourcePurge(store: store, shared: sharedTier, originals: originals, library: library, cluster: sharedPurges)
         purgeFollower = sharedPurges.map { PurgeFollower(purges: $0, apply: sourcePurge.apply, clock: clock, logger: logger) }
         purge = config.admin.token.isEmpty ? nil : PurgeRoute(token: Array(config.admin.token.utf8), purge: sourcePurge, pool: pool)
         picsum = catalogs.map {

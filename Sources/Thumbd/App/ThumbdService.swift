@@ -14,8 +14,6 @@ public final class ThumbdService: Sendable {
     public let server: HTTPServer
 
     public static let version = "0.1.0"
-    /// The label of the per-request access lines (`AccessLog`, buffered in the `LogSink`).
-    public static let accessLogLabel = "thumbd.access"
 
     /// `clock` measures every timeout and freshness window (tests pass a manual one); `system`
     /// is the memory the machine and the container allow (`limits.memory_bytes: auto`).

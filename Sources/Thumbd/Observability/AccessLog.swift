@@ -8,10 +8,13 @@ import WireCoding
 /// the `LogSink` buffer of the event loop's thread and written in batches. It runs for every
 /// request, so it skips swift-log (and any String between); other log lines go through it.
 struct AccessLog: Sendable {
+    /// The label of its lines, beside the others' `thumbd`.
+    static let defaultLabel = "thumbd.access"
+
     let sink: LogSink
     let label: String
 
-    init(sink: LogSink = .standardError, label: String = ThumbdService.accessLogLabel) {
+    init(sink: LogSink = .standardError, label: String = AccessLog.defaultLabel) {
         self.sink = sink
         self.label = label
     }

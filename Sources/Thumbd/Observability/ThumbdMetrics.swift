@@ -9,9 +9,9 @@ import ThumbdProtocol
 
 /// thumbd's metrics, through swift-metrics with a Prometheus factory of its own (no global
 /// bootstrap, so several servers can live in one process, as in tests): what the domain tells
-/// (`ServiceMetrics`) and the exchanges as they finish; state (queue, connections, cache
+/// (`ServiceMetrics`, `OriginMetrics`, `S3Metrics`) and the exchanges as they finish; state (queue, connections, cache
 /// sizes) is read at scrape (`MetricsRoute`).
-public final class ThumbdMetrics: ServiceMetrics {
+public final class ThumbdMetrics: ServiceMetrics, OriginMetrics, S3Metrics {
     package let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory
     private let requestMetrics: [RouteMetrics]

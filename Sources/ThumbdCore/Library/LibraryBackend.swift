@@ -37,17 +37,6 @@ package enum LibraryOriginal: Sendable {
     case object(S3Original)
 }
 
-/// An object of an S3 library to be passed through as it is.
-package struct S3Original: Sendable {
-    package let key: String
-    package let objects: S3Objects
-
-    package init(key: String, objects: S3Objects) {
-        self.key = key
-        self.objects = objects
-    }
-}
-
 /// A thumbnail source, and what must run on a worker before its answer can be had, if
 /// anything (a watermark object never seen, fetched from the bucket).
 package struct ResolvedSource: Sendable {

@@ -1,6 +1,5 @@
 import Cache
 import Clocks
-import HTTP
 import Imaging
 import Locking
 import Video

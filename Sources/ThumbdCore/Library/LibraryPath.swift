@@ -1,4 +1,3 @@
-import HTTP
 import WireCoding
 
 /// A validated path of an image inside the library: relative, canonical, no `..`, no

@@ -1,5 +1,4 @@
 import Clocks
-import HTTP
 import Video
 
 /// A library file as a thumbnail source: its version is known from its open-file entry,

@@ -4,14 +4,18 @@
 /// (`SharedPurges`, followed by `PurgeFollower`). Blocking: a worker thread runs it.
 package struct SourcePurge: Sendable {
     let store: VariantStore
+    /// The shared tier's objects; nil without one.
+    let shared: SharedTier?
     let originals: RemoteOriginals?
     /// The folder or the bucket: names a path's keys, and holds a bucket's original.
     let library: any LibraryBackend
     /// Nil without a shared tier.
     package let cluster: SharedPurges?
 
-    package init(store: VariantStore, originals: RemoteOriginals?, library: any LibraryBackend, cluster: SharedPurges?) {
+    package init(store: VariantStore, shared: SharedTier?, originals: RemoteOriginals?, library: any LibraryBackend,
+                 cluster: SharedPurges?) {
         self.store = store
+        self.shared = shared
         self.originals = originals
         self.library = library
         self.cluster = cluster
@@ -22,9 +26,9 @@ package struct SourcePurge: Sendable {
     package func run(_ target: PurgeTarget) -> PurgeOutcome {
         var outcome = PurgeOutcome(removed: local(target))
         guard let cluster else { return outcome }
-        var shared: Int?
-        switch store.shared?.removeAll(sourcePrefix: target.sourceName(in: library).keyPrefix) {
-        case .success(let count): shared = count
+        var removedShared: Int?
+        switch shared?.removeAll(sourcePrefix: target.sourceName(in: library).keyPrefix) {
+        case .success(let count): removedShared = count
         // A denial is the operator's to mend: said as what it is, nothing published.
         case .failure(let error) where error.isRefusal:
             outcome.cluster = .refused(error)
@@ -37,7 +41,7 @@ package struct SourcePurge: Sendable {
         } else {
             replicas = PurgeOutcome.Replicas(confirmed: [cluster.replica], pending: [], unpublished: true)
         }
-        outcome.cluster = .reached(shared: shared, replicas: replicas)
+        outcome.cluster = .reached(shared: removedShared, replicas: replicas)
         return outcome
     }
 

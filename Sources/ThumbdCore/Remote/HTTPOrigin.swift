@@ -14,9 +14,9 @@ package struct HTTPOrigin: OriginStore {
     }
 
     package let fetcher: OriginFetcher
-    package let metrics: any ServiceMetrics
+    package let metrics: any OriginMetrics
 
-    package init(fetcher: OriginFetcher, metrics: any ServiceMetrics) {
+    package init(fetcher: OriginFetcher, metrics: any OriginMetrics) {
         self.fetcher = fetcher
         self.metrics = metrics
     }

@@ -1,5 +1,4 @@
 import Clocks
-import HTTP
 import Video
 
 /// A remote original as a thumbnail source: its version is known without a fetch while it

@@ -41,14 +41,14 @@ package struct S3Client: Sendable {
     /// `origins.stream_timeout`; the shared tier's timeout for its own client).
     package let transfer: TransferLimits
     /// Records each request's outcome and duration (metrics), if set.
-    package let metrics: (any ServiceMetrics)?
+    package let metrics: (any S3Metrics)?
     /// Times each request for the metrics.
     package let clock: any MonotonicClock
 
     private static let started: Bool = tf_global_init() == 0
 
     package init(location: S3Location, endpoint: S3Endpoint, region: String, accessKey: String, secretKey: String,
-         connectTimeout: Double, transfer: TransferLimits, metrics: (any ServiceMetrics)? = nil, clock: any MonotonicClock = SystemClock()) {
+         connectTimeout: Double, transfer: TransferLimits, metrics: (any S3Metrics)? = nil, clock: any MonotonicClock = SystemClock()) {
         self.location = location
         self.endpoint = endpoint
         self.region = region
@@ -64,7 +64,7 @@ package struct S3Client: Sendable {
     package var timeout: Double { transfer.timeout }
 
     /// The same client, recording into `metrics`.
-    package func recording(to metrics: any ServiceMetrics) -> S3Client {
+    package func recording(to metrics: any S3Metrics) -> S3Client {
         S3Client(location: location, endpoint: endpoint, region: region, accessKey: accessKey, secretKey: secretKey,
                  connectTimeout: connectTimeout, transfer: transfer, metrics: metrics, clock: clock)
     }

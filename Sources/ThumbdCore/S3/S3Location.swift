@@ -27,9 +27,6 @@ public struct S3Location: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { Self.scheme + bucket + "/" + prefix }
 
-    /// The object key of a library path.
-    package func key(_ path: LibraryPath) -> String { prefix + path.value }
-
     private static func bucketCharacter(_ c: UInt8) -> Bool {
         switch c {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),

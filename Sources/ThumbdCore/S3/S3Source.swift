@@ -1,5 +1,4 @@
 import Clocks
-import HTTP
 import Video
 
 /// An S3 object as a thumbnail source: its version is known without asking while it is fresh

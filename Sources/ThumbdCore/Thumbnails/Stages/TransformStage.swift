@@ -12,7 +12,7 @@ final class TransformStage: Sendable {
     let transformsRun: Counter
     /// Transforms stopped while they ran because nobody wanted them any more.
     let transformsCancelled: Counter
-    private let limits: ThumbnailService.Limits
+    private let limits: ThumbnailLimits
     private let memory: MemoryBudget
     private let flights: SingleFlight<ThumbnailAnswer>
     /// SVG and PDF pages, drawn by renderer processes; nil: none (415).
@@ -21,7 +21,7 @@ final class TransformStage: Sendable {
     private let delivery: VariantDelivery
     private let clock: any MonotonicClock
 
-    init(limits: ThumbnailService.Limits, memory: MemoryBudget, flights: SingleFlight<ThumbnailAnswer>, vectors: VectorSources?,
+    init(limits: ThumbnailLimits, memory: MemoryBudget, flights: SingleFlight<ThumbnailAnswer>, vectors: VectorSources?,
          faces: FaceStage, delivery: VariantDelivery, transformsRun: Counter, transformsCancelled: Counter, clock: any MonotonicClock) {
         self.limits = limits
         self.memory = memory

@@ -8,7 +8,4 @@ package protocol SharedVariantTier: Sendable {
     func variant(_ key: CacheKey, sourcePrefix: String) -> CachedVariant?
     /// Stores a made variant, in the background.
     func write(_ key: CacheKey, sourcePrefix: String, _ variant: CachedVariant)
-    /// Removes every variant of a source; how many went, or why that could not be done (the
-    /// store refused, or is down).
-    func removeAll(sourcePrefix: String) -> Result<Int, S3Error>
 }

@@ -1,5 +1,4 @@
 import Cache
-import HTTP
 
 /// The cache tiers of thumbnails, in the order a lookup visits them: memory, then disk (a
 /// disk hit read from the file is promoted to memory), then, on a worker only, the shared

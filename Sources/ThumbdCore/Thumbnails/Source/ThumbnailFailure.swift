@@ -19,8 +19,7 @@ package enum ThumbnailFailure: Error, Sendable {
     package var isTooLarge: Bool {
         switch self {
         case .sourceTooLarge: true
-        case .source(let error as S3Error): if case .tooLarge = error { true } else { false }
-        case .source(let error as HTTPOrigin.Failure): if case .fetch(.tooLarge) = error { true } else { false }
+        case .source(let error as any SourceFailure): error.refusedForSize
         default: false
         }
     }

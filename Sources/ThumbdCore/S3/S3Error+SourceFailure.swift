@@ -1,0 +1,6 @@
+extension S3Error: SourceFailure {
+    package var refusedForSize: Bool {
+        if case .tooLarge = self { return true }
+        return false
+    }
+}
