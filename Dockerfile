@@ -13,7 +13,10 @@ RUN apt-get update \
 WORKDIR /src
 COPY Package.swift ./
 COPY Sources Sources
+COPY Plugins Plugins
 COPY Tests Tests
+# Embedded into the binary at build time (the EmbedAssets plugin).
+COPY docs/openapi.yaml docs/openapi.yaml
 # Stripped: 65 MB instead of 98.
 RUN swift build -c release --product thumbd --static-swift-stdlib \
     && install -D --strip .build/release/thumbd /out/thumbd \

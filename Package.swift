@@ -132,7 +132,11 @@ let package = Package(
             .product(name: "Yams", package: "Yams"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
-        ], exclude: ["Assets"]),
+        ], exclude: ["Assets"], plugins: ["EmbedAssets"]),
+        // What the app serves as it is (docs/openapi.yaml, Assets/gallery.html), embedded as
+        // Swift constants at build time.
+        .plugin(name: "EmbedAssets", capability: .buildTool(), dependencies: ["embed-asset"]),
+        .executableTarget(name: "embed-asset"),
         // Thin command-line entry point.
         .executableTarget(name: "thumbd", dependencies: [
             "Thumbd",

@@ -93,7 +93,7 @@ import sys
 served, spec = (open(p, encoding="utf-8").read().rstrip("\n") for p in sys.argv[1:3])
 sys.exit(served != spec)
 EOF
-$served || echo "openapi-check: GET /openapi.yaml is not docs/openapi.yaml: run scripts/embed-assets.sh, then build again" >&2
+$served || echo "openapi-check: GET /openapi.yaml is not docs/openapi.yaml: build again (the EmbedAssets plugin embeds it)" >&2
 
 # The copy schemathesis reads (JSON, local): examples that point at thumbd on port 8080 point at
 # this one, and library path examples name the top-level copy.

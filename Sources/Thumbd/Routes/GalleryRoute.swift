@@ -19,8 +19,8 @@ struct GalleryRoute: Sendable {
     /// Nil with `picsum.enabled: false`.
     let picsum: PicsumCatalogs?
     static let perPage = 60
-    /// The page around the grid: `Assets/gallery.html`, embedded (`GalleryPage`).
-    static let template = PageTemplate(GalleryPage.html)
+    /// The page around the grid: `Assets/gallery.html`, embedded at build time (`GalleryHTML`).
+    static let template = PageTemplate(GalleryHTML.text)
     static let cell = 240
 
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {
