@@ -46,7 +46,7 @@ let package = Package(
         .target(name: "Clocks", dependencies: ["Locking"]),
         // HTTP/1.1 messages and their semantics (headers, parsing, representations with
         // conditional and range requests, problems). Pure; knows nothing of images or sockets.
-        .target(name: "HTTP", dependencies: ["FileSystem", "Locking", "WireCoding"]),
+        .target(name: "HTTP", dependencies: ["FileSystem", "WireCoding"]),
         // The HTTP/1.1 server: event loops, connections, their state machine. Knows nothing of images.
         .target(name: "HTTPServer", dependencies: ["HTTP", "Clocks", "CSystem", "FileSystem", "Locking", "WireCoding"]),
         // Stand-ins for functions the libraries under thumbd look up process-wide (`pg_`):
@@ -87,13 +87,13 @@ let package = Package(
         // SVG and PDF read and drawn in renderer processes of their own (seccomp, rlimits, a
         // deadline), never in the server's: the pool, the wire messages, and the child's loop.
         .target(name: "VectorPages", dependencies: ["Imaging", "CSystem", "Clocks", "Locking", "WireCoding"]),
-        // libcurl, for fetching from origins; its variadic setopt wrapped in C.
+        // libcurl, for fetching from origins and every S3 request; its variadic setopt wrapped in C.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "CurlShim", dependencies: ["CCurl"]),
         // Memory and disk cache tiers.
         .target(name: "Cache", dependencies: ["Clocks", "FileSystem", "Locking", "WireCoding"]),
-        // The domain: the thumbnail service and its vocabulary, the library backends (folder,
-        // S3) and the originals stores, the S3 client, the concurrency pieces, the metrics.
+        // The domain: the thumbnail service and its stages, the library backends (folder,
+        // bucket) and the originals stores, the S3 client, the purge, the concurrency pieces.
         // Never the HTTP server: backends resolve, routes answer.
         .target(name: "ThumbdCore", dependencies: [
             "Cache",
@@ -126,6 +126,7 @@ let package = Package(
             "Locking",
             "ThumbdCore",
             "ThumbdProtocol",
+            "VectorPages",
             "Video",
             "WireCoding",
             .product(name: "Logging", package: "swift-log"),
@@ -141,6 +142,7 @@ let package = Package(
         .executableTarget(name: "thumbd", dependencies: [
             "Thumbd",
             "Locking",
+            "ThumbdProtocol",
             "VectorPages",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
@@ -159,7 +161,7 @@ let package = Package(
         // and a shared link (one bottleneck for all transfers, as a phone's radio).
         .target(name: "ThumbdKitTesting", dependencies: ["ThumbdKit", "Locking"]),
         // Simulates a scrolling grid against a thumbd to measure what a user would feel.
-        .executableTarget(name: "thumbd-scroll", dependencies: ["ThumbdKit", "ThumbdKitTesting", "Locking"]),
+        .executableTarget(name: "thumbd-scroll", dependencies: ["ThumbdKit", "ThumbdKitTesting", "Locking", "ThumbdProtocol"]),
         // A raw-socket HTTP client the integration tests share.
         .target(name: "TestSupport", dependencies: ["ThumbdProtocol"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTPTests", dependencies: [

@@ -1,4 +1,3 @@
-import HTTP
 import Imaging
 import Video
 import WireCoding
