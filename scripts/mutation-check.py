@@ -150,7 +150,7 @@ MUTATIONS = [
      "        let entries = tables.withLock { $0.index.keys }.map { ($0, filePath(for: $0)) }",
      "DiskCacheTests|SharedTierTests/aReplicaThatWasDown"),
     ("shared-purge-not-followed", "Sources/ThumbdCore/Purge/SharedPurges.swift",
-     "            if applied.withLock({ $0.contains(record) }) { continue }",
+     "            if withKept({ $0.applied.contains(record) }) { continue }",
      "            continue",
      "SharedTierTests/aPurgeAtOneReplica|SharedTierTests/aReplicaThatWasDown"),
     # The client's resume.

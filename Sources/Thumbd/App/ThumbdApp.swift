@@ -50,10 +50,7 @@ public final class ThumbdApp: HTTPHandler {
         let metrics = ThumbdMetrics(routes: Route.metricLabels)
         self.metrics = metrics
         let signer = config.security.key.isEmpty ? nil : URLSigner(key: config.security.key)
-        let parser = TransformParser(presets: config.presets, maxDimension: config.limits.maxDimension,
-                                     defaultQuality: config.output.quality, defaultProgressive: config.output.progressive,
-                                     watermark: config.watermark.value, watermarkOptional: config.watermark.optional,
-                                     avifEffort: config.output.avifEffort)
+        let parser = Self.transformParser(config)
         let links = ImageLinks(signer: signer)
         let authorization = TargetAuthorization(signer: signer, clock: wallClock)
         let vectors = Self.vectorSources(config, clock: clock, logger: logger)
@@ -82,35 +79,15 @@ public final class ThumbdApp: HTTPHandler {
         }
         let budget = MemoryBudget(limit: memory.transformBudget, reservedChanged: yielding)
         let faces = detector.map { SourceFaces(detector: $0, store: store, maxPixels: config.limits.maxSourcePixels) }
-        let limits = ThumbnailService.Limits(maxSourceBytes: config.limits.maxSourceBytes, maxSourcePixels: config.limits.maxSourcePixels,
-                                             maxDimension: config.limits.maxDimension, maxFrames: config.limits.maxFrames,
-                                             sharesDecodes: config.output.sharedDecode, videoMaxDuration: config.limits.videoMaxDuration,
-                                             videoMaxDecodeSeconds: config.limits.videoDecodeSeconds)
+        let limits = Self.thumbnailLimits(config)
         thumbnails = ThumbnailService(store: store, pool: pool, memory: budget, limits: limits,
                                       metrics: metrics, clock: clock, logger: logger, faces: faces, vectors: vectors)
         let reading = FactReading(video: limits.video, vectors: vectors)
         // Originals fetched from elsewhere (remote origins, an S3 library) share one tier.
         let originalStore = OriginalStore(memoryBytes: memory.originalsTier, disk: disk)
-        if config.origins.allow.isEmpty {
-            originals = nil
-        } else {
-            let fetcher = OriginFetcher(allow: OriginAllowList(config.origins.allow), allowPrivate: config.origins.allowPrivate,
-                                        maxRedirects: config.origins.maxRedirects, connectTimeout: config.origins.connectTimeout,
-                                        totalTimeout: config.origins.timeout, minRate: config.origins.minRate,
-                                        maxBytes: config.limits.maxSourceBytes,
-                                        clock: clock)
-            originals = RemoteOriginals(store: HTTPOrigin(fetcher: fetcher, metrics: metrics), originals: originalStore,
-                                        ttl: config.origins.ttl, clock: clock, logger: logger)
-        }
-        let library: any LibraryBackend = switch root {
-        case .folder(let folder):
-            FolderLibrary(library: folder, fields: imageFields.headers(for:), smallOriginals: memory.smallOriginals, clock: clock,
-                          reading: reading)
-        case .bucket(let location):
-            S3Library(location: location, client: config.s3Client(for: location, clock: clock).recording(to: metrics), ttl: config.library.s3.ttl,
-                      maxSourceBytes: config.limits.maxSourceBytes, listPageSize: config.library.s3.listPageSize, store: originalStore,
-                      pool: pool, clock: clock, logger: logger, reading: reading)
-        }
+        originals = Self.remoteOriginals(config, kept: originalStore, metrics: metrics, clock: clock, logger: logger)
+        let library = Self.libraryBackend(root, config: config, memory: memory, fields: imageFields, kept: originalStore,
+                                          pool: pool, metrics: metrics, reading: reading, clock: clock, logger: logger)
         let endpoint = ThumbnailEndpoint(service: thumbnails, presenter: presenter, watermarks: library.watermarks)
         if case .bucket = root {
             transfers = WorkerPool(workers: S3Passthrough.Defaults.transfers, queueLimit: S3Passthrough.Defaults.queuedTransfers,
@@ -175,23 +152,6 @@ public final class ThumbdApp: HTTPHandler {
         case .openAPI: responder.respond(OpenAPIDocument.response(to: request))
         case .picsumImage, .picsumRedirect, .picsumInfo, .picsumList: picsum?.handle(request, route: route, responder: responder)
         }
-    }
-
-    /// The renderers of SVG and PDF this configuration asks for: `thumbd render-vectors` of
-    /// this executable (`limits.renderer_command` in tests), nil when there is none.
-    static func vectorSources(_ config: ThumbdConfig, clock: any MonotonicClock, logger: Logger) -> VectorSources? {
-        guard let command = config.limits.rendererCommand ?? VectorRenderer.defaultCommand() else {
-            logger.warning("no thumbd executable to draw SVG and PDF with: they are answered 415")
-            return nil
-        }
-        let renderer = VectorRenderer(command: command, limits: .init(seconds: config.limits.vectorSeconds,
-                                                                      renderers: config.limits.vectorRenderers),
-                                      clock: clock, reportSandbox: { sandboxed in
-            if !sandboxed {
-                logger.warning("SVG and PDF renderers run without their seccomp filter (the kernel refused it): their rlimits still hold")
-            }
-        })
-        return VectorSources(renderer: renderer, maxPixels: config.limits.maxSourcePixels)
     }
 
     /// What runs beside the requests, started before the first is served: the disk tier's

@@ -19,8 +19,11 @@ public final class WorkerPool: Sendable {
 
     public let workers: Int
     public let queueLimit: Int
+    private let name: String
     private let state = Locked(State())
     private let available = DispatchSemaphore(value: 0)
+    /// The threads are made with the first job: a pool that is built and never used costs none.
+    private let threadsMade = Atomic<Bool>(false)
     private let whenIdle: @Sendable () -> Void
 
     /// `whenIdle` runs on a worker once no job runs or waits: by default it hands freed
@@ -29,14 +32,8 @@ public final class WorkerPool: Sendable {
                 whenIdle: @escaping @Sendable () -> Void = { csys_release_free_memory() }) {
         self.workers = max(1, workers)
         self.queueLimit = max(0, queueLimit)
+        self.name = name
         self.whenIdle = whenIdle
-        for index in 0..<self.workers {
-            let thread = Thread { [self] in work() }
-            thread.name = "thumbd-\(name)-\(index)"
-            // libvips' own stack needs room for large images.
-            thread.stackSize = 8 << 20
-            thread.start()
-        }
     }
 
     /// Queues `job`; false when the queue is full (the caller answers 503).
@@ -47,8 +44,21 @@ public final class WorkerPool: Sendable {
             s.jobs.append(job)
             return true
         }
-        if accepted { available.signal() }
+        if accepted {
+            if !threadsMade.exchange(true, ordering: .acquiringAndReleasing) { makeThreads() }
+            available.signal()
+        }
         return accepted
+    }
+
+    private func makeThreads() {
+        for index in 0..<workers {
+            let thread = Thread { [self] in work() }
+            thread.name = "thumbd-\(name)-\(index)"
+            // libvips' own stack needs room for large images.
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
     }
 
     /// Jobs waiting for a worker.

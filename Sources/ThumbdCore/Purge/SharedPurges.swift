@@ -27,28 +27,47 @@ package final class SharedPurges: Sendable {
     }
 
     package let store: SharedStore
-    /// This replica's name in the store.
-    package let replica: String
     package let interval: Double
-    private let applied: Locked<Set<String>>
-    private let appliedFile: String?
+    /// Where this replica keeps its name and the records it applied; nil: in memory only.
+    private let stateFolder: String?
+    /// Read from `stateFolder` when first needed (never while the app is being built).
+    private let kept = Locked<Kept?>(nil)
     private let clock: any MonotonicClock
     private let wallClock: any WallClock
     private let logger: Logger
 
+    /// What this replica keeps of the exchange: its name, and the records it applied.
+    private struct Kept {
+        var replica: String
+        var applied: Set<String>
+    }
+
     /// `stateFolder`: where this replica keeps its name and the records it applied (its disk
-    /// tier's folder); nil: kept in memory only. Reads those two files.
+    /// tier's folder); nil: kept in memory only.
     package init(store: SharedStore, stateFolder: String?, interval: Double = Defaults.interval,
                  clock: any MonotonicClock, wallClock: any WallClock, logger: Logger) {
         self.store = store
         self.interval = interval
+        self.stateFolder = stateFolder
         self.clock = clock
         self.wallClock = wallClock
         self.logger = logger
-        replica = Self.replicaName(stateFolder: stateFolder)
-        appliedFile = stateFolder.map { $0 + "/shared-purges-applied" }
-        let lines = appliedFile.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? ""
-        applied = Locked(Set(lines.split(separator: "\n").map(String.init)))
+    }
+
+    /// This replica's name in the store.
+    package var replica: String { withKept { $0.replica } }
+
+    private var appliedFile: String? { stateFolder.map { $0 + "/shared-purges-applied" } }
+
+    /// `body` on what is kept, read from the state folder the first time.
+    private func withKept<T>(_ body: (inout Kept) -> T) -> T {
+        kept.withLock { kept in
+            var state = kept ?? Kept(replica: Self.replicaName(stateFolder: stateFolder),
+                                     applied: Set(((appliedFile.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }) ?? "")
+                                        .split(separator: "\n").map(String.init)))
+            defer { kept = state }
+            return body(&state)
+        }
     }
 
     /// The name kept in `stateFolder` (made the first time: the host name and a random part),
@@ -104,7 +123,7 @@ package final class SharedPurges: Sendable {
                 continue
             }
             present.insert(record)
-            if applied.withLock({ $0.contains(record) }) { continue }
+            if withKept({ $0.applied.contains(record) }) { continue }
             guard case .answered(let response) = store.ask(object.key, { client throws(S3Error) in
                 try client.object(object.key, maxBytes: 64 << 10)
             }) else { return false }
@@ -116,10 +135,10 @@ package final class SharedPurges: Sendable {
             markApplied(record)
         }
         // Forget what is no longer listed, so the file stays as small as the record set.
-        let forgotten = applied.withLock { set -> Bool in
-            let before = set.count
-            set.formIntersection(present)
-            return set.count != before
+        let forgotten = withKept { kept -> Bool in
+            let before = kept.applied.count
+            kept.applied.formIntersection(present)
+            return kept.applied.count != before
         }
         if forgotten { saveApplied() }
         return true
@@ -159,7 +178,7 @@ package final class SharedPurges: Sendable {
     }
 
     private func markApplied(_ record: String) {
-        let added = applied.withLock { $0.insert(record).inserted }
+        let added = withKept { $0.applied.insert(record).inserted }
         if added, let appliedFile {
             if let handle = FileHandle(forWritingAtPath: appliedFile) {
                 handle.seekToEndOfFile()
@@ -175,7 +194,7 @@ package final class SharedPurges: Sendable {
 
     private func saveApplied() {
         guard let appliedFile else { return }
-        let text = applied.withLock { $0.sorted().map { $0 + "\n" }.joined() }
+        let text = withKept { $0.applied.sorted().map { $0 + "\n" }.joined() }
         try? text.write(toFile: appliedFile, atomically: true, encoding: .utf8)
     }
 
