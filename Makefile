@@ -30,6 +30,7 @@ test:
 	scripts/openapi-check.sh
 	scripts/docs-examples.sh
 	scripts/docs-links.sh
+	scripts/folder-order.py
 	scripts/fuzz-replay.sh
 	scripts/fuzz.sh 20
 	scripts/crash-test.sh
