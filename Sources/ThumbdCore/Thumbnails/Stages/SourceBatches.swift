@@ -35,8 +35,10 @@ package final class SourceBatches: Sendable {
     /// Queues `item`; false when a worker is making the source, which takes it (no job needed).
     package func add(_ batch: String, _ item: Item) -> Bool {
         table.withLock { table in
-            table[batch, default: Batch()].items.append(item)
-            return !table[batch]!.making
+            var queued = table[batch] ?? Batch()
+            queued.items.append(item)
+            table[batch] = queued
+            return !queued.making
         }
     }
 
@@ -78,7 +80,7 @@ package final class SourceBatches: Sendable {
     package func remove(_ batch: String, _ flight: String) -> Bool {
         table.withLock { table in
             guard let index = table[batch]?.items.firstIndex(where: { $0.flight == flight }) else { return false }
-            table[batch]!.items.remove(at: index)
+            table[batch]?.items.remove(at: index)
             if let left = table[batch], left.items.isEmpty, !left.making { table[batch] = nil }
             return true
         }
