@@ -260,7 +260,7 @@ def sync_tree():
     os.makedirs(TREE, exist_ok=True)
     # What the tests read besides the sources: the scripts that start stores and clusters, the
     # deploy files, the configuration and the documents.
-    for entry in ["Package.swift", "Sources", "Tests", "scripts", "deploy", "config", "docs", "README.md"]:
+    for entry in ["Package.swift", "Sources", "Plugins", "Tests", "scripts", "deploy", "config", "docs", "README.md"]:
         src, dst = os.path.join(ROOT, entry), os.path.join(TREE, entry)
         if os.path.isdir(src):
             subprocess.check_call(["rsync", "-a", "--delete", src + "/", dst + "/"])
