@@ -45,7 +45,10 @@ public final class WorkerPool: Sendable {
             return true
         }
         if accepted {
-            if !threadsMade.exchange(true, ordering: .acquiringAndReleasing) { makeThreads() }
+            // A load first: after the first job, no submit writes the flag's cache line again.
+            if !threadsMade.load(ordering: .acquiring), !threadsMade.exchange(true, ordering: .acquiringAndReleasing) {
+                makeThreads()
+            }
             available.signal()
         }
         return accepted
