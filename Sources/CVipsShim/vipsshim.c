@@ -709,3 +709,34 @@ int tv_draw_vector(const void *buf, size_t len, int page, double scale, unsigned
     if (pixels) g_object_unref(pixels);
     return rc ? fail(err) : 0;
 }
+
+int tv_luma(VipsImage *in, uint8_t **luma, int *width, int *height, char **err) {
+    VipsImage *srgb = NULL, *cast = NULL;
+    size_t size = 0;
+    if (vips_colourspace(in, &srgb, vips_image_get_bands(in) >= 3 ? VIPS_INTERPRETATION_sRGB : VIPS_INTERPRETATION_B_W,
+                         NULL))
+        return fail(err);
+    int rc = vips_cast(srgb, &cast, VIPS_FORMAT_UCHAR, NULL);
+    g_object_unref(srgb);
+    if (rc) return fail(err);
+    uint8_t *pixels = vips_image_write_to_memory(cast, &size);
+    int w = vips_image_get_width(cast), h = vips_image_get_height(cast), bands = vips_image_get_bands(cast);
+    g_object_unref(cast);
+    if (!pixels) return fail(err);
+    uint8_t *out = g_malloc((size_t)w * h);
+    size_t n = (size_t)w * h;
+    if (bands >= 3) {
+        /* Rec. 601 weights in fixed point, rounded: what JPEG's own Y is. */
+        for (size_t i = 0; i < n; i++) {
+            const uint8_t *p = pixels + i * bands;
+            out[i] = (uint8_t)((19595u * p[0] + 38470u * p[1] + 7471u * p[2] + 32768u) >> 16);
+        }
+    } else {
+        for (size_t i = 0; i < n; i++) out[i] = pixels[i * bands];
+    }
+    g_free(pixels);
+    *luma = out;
+    *width = w;
+    *height = h;
+    return 0;
+}

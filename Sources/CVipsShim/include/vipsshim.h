@@ -87,6 +87,9 @@ VipsImage *tv_thumbnail_frames(const void *buf, size_t len, int width, int heigh
  * max_side (never enlarged); the pixels are g_malloc'd (free with tv_free). */
 int tv_rgba_preview(const void *buf, size_t len, int max_side, int *width, int *height, void **pixels, size_t *pixels_len,
                     char **err);
+/* The image's luma as 8 bits per pixel, row-major (Rec. 601 weights from 8-bit sRGB; the
+ * first band of a grey image; alpha ignored), g_malloc'd (free with tv_free). */
+int tv_luma(VipsImage *in, uint8_t **luma, int *width, int *height, char **err);
 /* The height of one frame (the whole height for a single-frame image). */
 int tv_page_height(VipsImage *in);
 /* To 8-bit sRGB (or 8-bit grey for grey images) unless already there. */
