@@ -235,6 +235,23 @@ MUTATIONS = [
      "return s.running == 0 && s.waiting == 0",
      "return s.running == 0",
      "WorkerPoolTests"),
+    # q=auto (issue 54).
+    ("auto-quality-answers-last-tried", "Sources/Imaging/QualitySearch.swift",
+     "let chosen = passed ?? tried.max { $0.quality < $1.quality }!",
+     "let chosen = tried.last!",
+     "QualitySearchTests"),
+    ("auto-quality-past-ceiling", "Sources/Imaging/QualitySearch.swift",
+     "var next = min(ceiling, max(floor, start))",
+     "var next = max(floor, start)",
+     "QualitySearchTests|AutoQualityTests"),
+    ("distance-one-scale", "Sources/Imaging/PerceptualDistance.swift",
+     "let last = scale == weights.count - 1 || width / 2 < 8 || height / 2 < 8",
+     "let last = true",
+     "PerceptualDistanceTests"),
+    ("auto-quality-key-without-target", "Sources/ThumbdCore/Thumbnails/Identity/TransformOptions+KeyText.swift",
+     "parts.append(\"q=\\(autoQuality?.keyText ?? quality.map(String.init) ?? \"-\")\")",
+     "parts.append(\"q=\\(autoQuality != nil ? \"auto\" : quality.map(String.init) ?? \"-\")\")",
+     "AutoQualityTests"),
 ]
 
 

@@ -17,6 +17,8 @@ public enum ImageTransformer {
         /// The size of the shared decode it was resized from, when it was (`SharedDecode`):
         /// another resampling path than from the bytes, so another ETag.
         public var sharedDecode: (width: Int, height: Int)?
+        /// The quality `q=auto` chose, and what choosing cost; nil for a fixed quality.
+        public var autoQuality: QualitySearch.Choice?
     }
 
     /// Without `options.format`, the format every client decodes: PNG for an image with
@@ -58,9 +60,9 @@ public enum ImageTransformer {
         } catch {
             throw .undecodable((error as? VipsCallError)?.message ?? "\(error)")
         }
-        let bytes = try encode(decoded, format: format, options: options)
+        let (bytes, choice) = try encode(decoded, format: format, options: options)
         return Output(bytes: bytes, format: format, width: decoded.width, height: animated ? decoded.frameHeight : decoded.height,
-                      sharedDecode: usedShared.map { ($0.width, $0.height) })
+                      sharedDecode: usedShared.map { ($0.width, $0.height) }, autoQuality: choice)
     }
 
     /// The source decoded, cut (`rect`, `trim`) and resized to the plan: shrink-on-load from
@@ -216,9 +218,11 @@ public enum ImageTransformer {
         }
     }
 
-    /// Encoded at the asked quality; with `mb`, the highest quality whose bytes fit, found by
-    /// bisection between it and 10 in at most six encodings (400 naming `mb` if 10 is too big).
-    static func encode(_ image: VipsImage, format: OutputFormat, options: TransformOptions) throws(ImagingError) -> [UInt8] {
+    /// Encoded at the asked quality, or with `q=auto` at the one `QualitySearch` chooses; with
+    /// `mb`, the highest quality (below that) whose bytes fit, found by bisection between it
+    /// and 10 in at most six encodings (400 naming `mb` if 10 is too big).
+    static func encode(_ image: VipsImage, format: OutputFormat,
+                       options: TransformOptions) throws(ImagingError) -> ([UInt8], QualitySearch.Choice?) {
         func encoded(_ quality: Int) throws(ImagingError) -> [UInt8] {
             do {
                 return try image.encode(format, quality: quality, progressive: options.progressive,
@@ -227,9 +231,27 @@ public enum ImageTransformer {
                 throw .encodingFailed(error.message)
             }
         }
-        let asked = options.quality ?? OutputFormat.defaultQuality
-        let first = try encoded(asked)
-        guard let limit = options.maxBytes, first.count > limit else { return first }
+        var asked = options.quality ?? OutputFormat.defaultQuality
+        var choice: QualitySearch.Choice?
+        let first: [UInt8]
+        if let auto = options.autoQuality, format.usesQuality {
+            let reference: LumaPlane
+            do throws(VipsCallError) { reference = try image.luma() } catch { throw .encodingFailed(error.message) }
+            let search = QualitySearch(target: auto.target, floor: auto.floor, ceiling: auto.ceiling, encodes: auto.encodes,
+                                       start: format.autoQualityStart)
+            (first, choice) = try search.run { quality throws(ImagingError) in
+                let bytes = try encoded(quality)
+                let decoded: LumaPlane
+                do throws(VipsCallError) { decoded = try VipsImage.decode(bytes).luma() } catch { throw .encodingFailed(error.message) }
+                // An animation decodes to its first frame: it is measured against the first frame.
+                let distance = PerceptualDistance.distance(reference.prefix(rows: decoded.height), decoded)
+                return QualitySearch.Trial(quality: quality, distance: distance, bytes: bytes)
+            }
+            asked = choice?.quality ?? asked
+        } else {
+            first = try encoded(asked)
+        }
+        guard let limit = options.maxBytes, first.count > limit else { return (first, choice) }
         let lowest = 10
         let refusal = ImagingError.badParameter(name: "mb", detail: "mb=\(limit): the smallest encoding is larger")
         guard format.usesQuality, asked > lowest else { throw refusal }
@@ -246,7 +268,7 @@ public enum ImageTransformer {
                 tooBig = middle
             }
         }
-        return best
+        return (best, nil)
     }
 
     /// Header checks that must pass before any pixel is decoded, on the `page` that will be

@@ -35,8 +35,8 @@ public struct ThumbnailOptions: Sendable, Hashable {
     public var crop: Crop?
     public var enlarge: Bool?
     public var format: Format?
-    /// 1...100; dropped for PNG.
-    public var quality: Int?
+    /// 1...100, or `auto` (`q=auto`); dropped for PNG.
+    public var quality: Quality?
     /// `pr`: progressive JPEG or interlaced PNG; dropped for other formats.
     public var progressive: Bool?
     /// `anim`: every frame of an animated source, for WebP output; dropped for other formats.
@@ -92,7 +92,7 @@ public struct ThumbnailOptions: Sendable, Hashable {
     }
 
     public init(width: Int? = nil, height: Int? = nil, dpr: Double? = nil, fit: Fit? = nil, crop: Crop? = nil,
-                enlarge: Bool? = nil, format: Format? = nil, quality: Int? = nil, progressive: Bool? = nil,
+                enlarge: Bool? = nil, format: Format? = nil, quality: Quality? = nil, progressive: Bool? = nil,
                 animated: Bool? = nil, preset: String? = nil, autoWidth: Bool = false, autoDPR: Bool = false) {
         self.width = width
         self.height = height

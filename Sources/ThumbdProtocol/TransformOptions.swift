@@ -20,8 +20,10 @@ public struct TransformOptions: Sendable, Hashable {
     public var enlarge: Bool
     /// nil: decided from the image itself when it is transformed (`OutputFormat.universal`).
     public var format: OutputFormat?
-    /// nil for formats without a quality setting.
+    /// nil for formats without a quality setting, and with `autoQuality`.
     public var quality: Int?
+    /// `q=auto`: the quality chosen per thumbnail (`AutoQuality`); nil for a fixed one.
+    public var autoQuality: AutoQuality?
     /// Progressive JPEG or interlaced PNG (`pr=1`); nothing for other formats.
     public var progressive: Bool
     /// Every frame of an animated source (`anim=1`), for WebP output; otherwise the first.
@@ -64,7 +66,7 @@ public struct TransformOptions: Sendable, Hashable {
                 animated: Bool = false, region: PixelRect? = nil, trim: Int? = nil, focus: FocalPoint? = nil, rotation: Int = 0,
                 mirrored: Bool = false, padding: EdgeInsets? = nil, background: RGBAColor? = nil, blur: Double? = nil,
                 sharpen: Double? = nil, gray: Bool = false, watermark: Watermark? = nil, maxBytes: Int? = nil, page: Int = 1,
-                avifEffort: Int? = nil, redact: Redaction? = nil, time: VideoTime? = nil) {
+                avifEffort: Int? = nil, redact: Redaction? = nil, time: VideoTime? = nil, autoQuality: AutoQuality? = nil) {
         self.width = width
         self.height = height
         self.fit = fit
@@ -90,6 +92,7 @@ public struct TransformOptions: Sendable, Hashable {
         self.avifEffort = avifEffort
         self.redact = redact
         self.time = time
+        self.autoQuality = autoQuality
         normalize()
     }
 
@@ -102,7 +105,8 @@ public struct TransformOptions: Sendable, Hashable {
         if focus == .centre { focus = nil }
         if focus != nil { crop = .center }
         // Known formats that cannot use them drop them; an unsettled format keeps them until it is.
-        if let format, !format.usesQuality { quality = nil }
+        if let format, !format.usesQuality { quality = nil; autoQuality = nil }
+        if autoQuality != nil { quality = nil }
         if let format, !format.usesProgressive { progressive = false }
         if let format, !format.keepsFrames { animated = false }
         rotation = ((rotation % 360) + 360) % 360

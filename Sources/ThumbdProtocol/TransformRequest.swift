@@ -22,16 +22,36 @@ public struct TransformRequest: Sendable, Equatable {
         public var watermarkOptional: Bool
         /// `output.avif_effort`.
         public var avifEffort: Int
+        /// `q=auto`'s settings (`output.auto_quality_*`), the target where a request names none.
+        public var autoQuality: AutoQuality
+        /// `output.auto_quality`: `q=auto` where a request gives no `q`.
+        public var autoQualityByDefault: Bool
 
         public init(maxDimension: Int = ThumbnailOptions.defaultMaxDimension, quality: Int = OutputFormat.defaultQuality,
                     progressive: Bool = false, watermark: Watermark? = nil, watermarkOptional: Bool = true,
-                    avifEffort: Int = OutputFormat.defaultAVIFEffort) {
+                    avifEffort: Int = OutputFormat.defaultAVIFEffort, autoQuality: AutoQuality = AutoQuality(),
+                    autoQualityByDefault: Bool = false) {
             self.maxDimension = maxDimension
             self.quality = quality
             self.progressive = progressive
             self.watermark = watermark
             self.watermarkOptional = watermarkOptional
             self.avifEffort = avifEffort
+            self.autoQuality = autoQuality
+            self.autoQualityByDefault = autoQualityByDefault
+        }
+
+        /// `q` as asked (nil: not given) with these defaults: a fixed quality, or the search.
+        func resolvedQuality(_ asked: ThumbnailOptions.Quality?) -> (fixed: Int?, auto: AutoQuality?) {
+            var auto = autoQuality
+            switch asked {
+            case .fixed(let quality): return (quality, nil)
+            case .auto: return (nil, auto)
+            case .autoTarget(let target):
+                auto.target = target
+                return (nil, auto)
+            case nil: return autoQualityByDefault ? (nil, auto) : (quality, nil)
+            }
         }
     }
 
@@ -68,16 +88,17 @@ public struct TransformRequest: Sendable, Equatable {
             ratio = dpr
         }
         let (rotation, mirrored) = ThumbnailOptions.orientation(rotation: requested.rotation, flip: requested.flip)
+        let quality = defaults.resolvedQuality(requested.quality)
         options = TransformOptions(width: width, height: height, fit: requested.fit ?? .contain, crop: requested.crop ?? .center,
                                    enlarge: requested.enlarge ?? false, format: requested.format?.output,
-                                   quality: requested.quality ?? defaults.quality,
+                                   quality: quality.fixed,
                                    progressive: requested.progressive ?? defaults.progressive, animated: requested.animated ?? false,
                                    region: requested.region, trim: requested.trim, focus: requested.focus, rotation: rotation,
                                    mirrored: mirrored, padding: requested.padding?.scaled(by: ratio), background: requested.background,
                                    blur: requested.blur, sharpen: requested.sharpen, gray: requested.gray ?? false,
                                    watermark: try Self.watermark(requested, defaults: defaults, ratio: ratio),
                                    maxBytes: requested.maxBytes, page: requested.page ?? 1, avifEffort: defaults.avifEffort,
-                                   redact: requested.redact, time: requested.time)
+                                   redact: requested.redact, time: requested.time, autoQuality: quality.auto)
         negotiatesFormat = requested.format == .auto
     }
 

@@ -15,7 +15,8 @@ extension ThumbnailOptions {
         options.crop = maybe(pick(Crop.allCases))
         options.enlarge = maybe(random.next() % 2 == 0)
         options.format = maybe(pick(Format.allCases))
-        options.quality = maybe(Int(random.next() % 100) + 1)
+        options.quality = maybe(random.next() % 6 != 0 ? .fixed(Int(random.next() % 100) + 1)
+            : random.next() % 2 == 0 ? .auto : .autoTarget(Double(random.next() % 90 + 5) / 2000))
         options.progressive = maybe(random.next() % 2 == 0)
         options.animated = maybe(random.next() % 2 == 0)
         options.autoWidth = random.next() % 8 == 0

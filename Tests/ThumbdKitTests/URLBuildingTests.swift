@@ -135,6 +135,12 @@ import ThumbdProtocol
         // q on PNG is dropped by both.
         #expect(try server.get("/img/a.jpg?w=80&fm=png&q=30").header("ETag")
             == server.get(server.builder.target(forImage: "a.jpg", options: .init(width: 80, format: .png, quality: 30))).header("ETag"))
+        // q=auto: the builder's URL and the server's default target are one entry.
+        let auto = server.builder.target(forImage: "a.jpg", options: .init(width: 60, format: .webp, quality: .auto))
+        #expect(auto == "/img/a.jpg?w=60&fm=webp&q=auto")
+        let target = server.builder.target(forImage: "a.jpg", options: .init(width: 60, format: .webp, quality: .autoTarget(AutoQuality.defaultTarget)))
+        #expect(try server.get(auto).header("ETag") == server.get(target).header("ETag"))
+        #expect(try server.get(auto).header("ETag") != server.get("/img/a.jpg?w=60&fm=webp&q=80").header("ETag"))
     }
 
     @Test func aServerWithAKeyAcceptsTheBuildersSignedURLs() async throws {

@@ -33,6 +33,30 @@ import TestSupport
         }
     }
 
+    /// `q=auto` and `q=auto:TARGET` in the normal form, and what the server makes of them.
+    @Test func autoQualityIsWrittenAndResolvedWithTheServersSettings() throws {
+        #expect(ThumbnailOptions(width: 100, format: .webp, quality: .auto).query == "w=100&fm=webp&q=auto")
+        #expect(ThumbnailOptions(width: 100, format: .avif, quality: .autoTarget(0.003)).query == "w=100&fm=avif&q=auto%3A0.003")
+        #expect(ThumbnailOptions(width: 100, format: .png, quality: .auto).query == "w=100&fm=png")
+        #expect(try Self.parse([("w", "100"), ("q", "auto:0.0030")]).normalQueryItems.map(\.value) == ["100", "auto:0.003"])
+        let settings = AutoQuality(target: 0.006, floor: 40, ceiling: 90, encodes: 3)
+        let server = TransformRequest.Defaults(maxDimension: 4096, quality: 75, autoQuality: settings)
+        let auto = try TransformRequest(Self.parse([("w", "100"), ("fm", "jpeg"), ("q", "auto")]), defaults: server).options
+        #expect(auto.autoQuality == settings && auto.quality == nil)
+        let named = try TransformRequest(Self.parse([("w", "100"), ("q", "auto:0.002")]), defaults: server).options
+        #expect(named.autoQuality == AutoQuality(target: 0.002, floor: 40, ceiling: 90, encodes: 3))
+        let png = try TransformRequest(Self.parse([("w", "100"), ("fm", "png"), ("q", "auto")]), defaults: server).options
+        #expect(png.autoQuality == nil && png.quality == nil)
+        #expect(try TransformRequest(Self.parse([("w", "100")]), defaults: server).options.quality == 75)
+        var byDefault = server
+        byDefault.autoQualityByDefault = true
+        #expect(try TransformRequest(Self.parse([("w", "100")]), defaults: byDefault).options.autoQuality == settings)
+        #expect(try TransformRequest(Self.parse([("w", "100"), ("q", "60")]), defaults: byDefault).options.quality == 60)
+        for bad in ["auto:", "auto:0", "auto:0.06", "auto:x", "automatic", "auto:0.004:40", "-1"] {
+            #expect(throws: ParameterError.self, "\(bad)") { try Self.parse([("q", bad)]) }
+        }
+    }
+
     @Test func clientHintsResolveToTheExplicitSpelling() throws {
         let hinted = try TransformRequest(Self.parse([("w", "auto"), ("h", "100"), ("fit", "cover")]), defaults: Self.defaults)
         #expect(hinted.hints == .init(width: true, dpr: false))

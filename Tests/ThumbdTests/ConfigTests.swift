@@ -74,6 +74,8 @@ import TestSupport
         ("limits:\n  workers: 0\n", "limits.workers", "0"),
         ("output:\n  quality: 101\n", "output.quality", "101"),
         ("output:\n  avif_effort: 10\n", "output.avif_effort", "10"),
+        ("output:\n  auto_quality_target: 0.2\n", "output.auto_quality_target", "0.2"),
+        ("output:\n  auto_quality_encodes: 1\n", "output.auto_quality_encodes", "1"),
         ("logging:\n  level: loud\n", "logging.level", "loud"),
         ("server:\n  trusted_proxies: [10.0.0.0/8, balancer]\n", "server.trusted_proxies", "10.0.0.0/8,balancer"),
         ("server:\n  response_timeout: 0\n", "server.response_timeout", "0"),
@@ -83,6 +85,14 @@ import TestSupport
         #expect(e.key == key)
         #expect(e.message.contains("'\(value)'") && e.message.contains("must be"), "\(e)")
         #expect(e.message.contains(".yaml:"), "names the file and line: \(e)")
+    }
+
+    @Test func autoQualitysFloorCannotPassItsCeiling() throws {
+        let e = try #require(try error(file: "output:\n  auto_quality_min: 90\n  auto_quality_max: 80\n"))
+        #expect(e.key == "output.auto_quality_min" && e.message.contains("at most output.auto_quality_max"), "\(e)")
+        let c = try ConfigLoader.load(file: nil, environment: ["THUMBD_OUTPUT_AUTO_QUALITY": "true",
+                                                              "THUMBD_OUTPUT_AUTO_QUALITY_TARGET": "0.003"]).config
+        #expect(c.output.autoQuality && c.output.autoQualityTarget == 0.003)
     }
 
     @Test func unknownKeysAndBadShapesAreReported() throws {

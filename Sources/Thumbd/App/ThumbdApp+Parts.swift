@@ -3,6 +3,7 @@ import HTTPServer
 import Imaging
 import Logging
 import ThumbdCore
+import ThumbdProtocol
 import VectorPages
 
 /// The parts `ThumbdApp.init` builds from the configuration, one function each: pure
@@ -12,7 +13,10 @@ extension ThumbdApp {
         TransformParser(presets: config.presets, maxDimension: config.limits.maxDimension,
                         defaultQuality: config.output.quality, defaultProgressive: config.output.progressive,
                         watermark: config.watermark.value, watermarkOptional: config.watermark.optional,
-                        avifEffort: config.output.avifEffort)
+                        avifEffort: config.output.avifEffort,
+                        autoQuality: AutoQuality(target: config.output.autoQualityTarget, floor: config.output.autoQualityMin,
+                                                 ceiling: config.output.autoQualityMax, encodes: config.output.autoQualityEncodes),
+                        autoQualityByDefault: config.output.autoQuality)
     }
 
     static func thumbnailLimits(_ config: ThumbdConfig) -> ThumbnailService.Limits {

@@ -67,6 +67,10 @@ public enum ConfigLoader {
                 throw ConfigError(key: "cache.shared.root", message: "the shared tier \(bucket) needs keys: THUMBD_S3_ACCESS_KEY and THUMBD_S3_SECRET_KEY (or cache.shared.s3.access_key and cache.shared.s3.secret_key)")
             }
         }
+        if config.output.autoQualityMin > config.output.autoQualityMax {
+            throw ConfigError(key: "output.auto_quality_min", message: "must be at most output.auto_quality_max "
+                + "(\(config.output.autoQualityMax)), got \(config.output.autoQualityMin)")
+        }
         // Presets are checked against the final limits, whatever order the layers set them in.
         for (name, query) in config.presets.sorted(by: { $0.key < $1.key }) {
             try checkPreset(name: name, query: query, place: presetPlaces[name] ?? "presets", config: config)

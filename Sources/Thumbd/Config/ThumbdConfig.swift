@@ -94,6 +94,14 @@ public struct ThumbdConfig: Sendable, Equatable {
 
     public struct Output: Sendable, Equatable {
         public var quality = OutputFormat.defaultQuality
+        /// `q=auto` where a request gives no `q` (off: `quality`).
+        public var autoQuality = false
+        /// What `q=auto` keeps each output within (1 - MS-SSIM on luma), and its bounds.
+        public var autoQualityTarget = AutoQuality.defaultTarget
+        public var autoQualityMin = AutoQuality.defaultFloor
+        public var autoQualityMax = AutoQuality.defaultCeiling
+        /// At most this many encodings per thumbnail.
+        public var autoQualityEncodes = AutoQuality.defaultEncodes
         /// The AVIF encoder's effort, 0 (fastest) ... 9; part of AVIF outputs' keys when not 1.
         public var avifEffort = OutputFormat.defaultAVIFEffort
         /// Sizes of one source queued together made from one decode (less CPU; their ETags

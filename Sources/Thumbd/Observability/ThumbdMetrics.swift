@@ -1,5 +1,6 @@
 import Cache
 import CoreMetrics
+import Imaging
 import Locking
 import Metrics
 import Prometheus
@@ -70,6 +71,24 @@ public final class ThumbdMetrics: ServiceMetrics, OriginMetrics, S3Metrics {
         Self.cached(transformDurations, format) {
             CoreMetrics.Timer(label: "thumbd_transform_duration_seconds", dimensions: [("format", format)], factory: factory)
         }.recordNanoseconds(Int64(seconds * 1e9))
+    }
+
+    private let autoQualities = Locked<[String: CoreMetrics.Counter]>([:])
+
+    /// One `q=auto` search: counted by format and whether it met its target, with the
+    /// qualities chosen and the encodings made summed (their averages are the sums over the
+    /// count).
+    package func autoQuality(_ outputFormat: OutputFormat, _ choice: QualitySearch.Choice) {
+        let format = outputFormat.rawValue, met = choice.met ? "true" : "false"
+        Self.cached(autoQualities, format + " " + met) {
+            CoreMetrics.Counter(label: "thumbd_auto_quality_total", dimensions: [("format", format), ("met", met)], factory: factory)
+        }.increment()
+        Self.cached(autoQualities, format + " quality") {
+            CoreMetrics.Counter(label: "thumbd_auto_quality_chosen_sum", dimensions: [("format", format)], factory: factory)
+        }.increment(by: Int64(choice.quality))
+        Self.cached(autoQualities, format + " encodes") {
+            CoreMetrics.Counter(label: "thumbd_auto_quality_encodes_total", dimensions: [("format", format)], factory: factory)
+        }.increment(by: Int64(choice.encodes))
     }
 
     private let videoStills = Locked<[String: CoreMetrics.Counter]>([:])

@@ -13,6 +13,10 @@ struct TransformParser: Sendable {
     var watermark: Watermark?
     var watermarkOptional = false
     var avifEffort = OutputFormat.defaultAVIFEffort
+    /// `output.auto_quality_*`: what `q=auto` searches with.
+    var autoQuality = AutoQuality()
+    /// `output.auto_quality`: `q=auto` where a request gives no `q`.
+    var autoQualityByDefault = false
 
     /// The transform `query` asks for; nil when it asks for none (the original is served,
     /// unwatermarked: a watermark protects what the server makes, not the files it serves).
@@ -24,6 +28,7 @@ struct TransformParser: Sendable {
     /// The server's settings a request's missing values come from.
     var defaults: TransformRequest.Defaults {
         .init(maxDimension: maxDimension, quality: defaultQuality, progressive: defaultProgressive, watermark: watermark,
-              watermarkOptional: watermarkOptional, avifEffort: avifEffort)
+              watermarkOptional: watermarkOptional, avifEffort: avifEffort, autoQuality: autoQuality,
+              autoQualityByDefault: autoQualityByDefault)
     }
 }

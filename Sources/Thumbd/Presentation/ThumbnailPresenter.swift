@@ -1,5 +1,6 @@
 import Cache
 import HTTP
+import Imaging
 import ThumbdCore
 import WireCoding
 
@@ -63,8 +64,15 @@ struct ThumbnailPresenter: Sendable {
             case .original(let tier, let seconds): ServerTiming.Step("original", duration: seconds, description: tier.rawValue)
             case .frame(let seconds): ServerTiming.Step("frame", duration: seconds)
             case .transform(let seconds): ServerTiming.Step("transform", duration: seconds)
+            case .autoQuality(let choice): ServerTiming.Step("quality", description: Self.describe(choice))
             }
         })
+    }
+
+    /// `"q=62 distance=0.00312 encodes=3"`, and `met=0` when even the ceiling missed the target.
+    static func describe(_ choice: QualitySearch.Choice) -> String {
+        "\"q=\(choice.quality) distance=\(DecimalText.format(choice.distance, fractionDigits: 5)) encodes=\(choice.encodes)"
+            + (choice.met ? "" : " met=0") + "\""
     }
 
     /// A Last-Modified from seconds: none when the source had none (0).

@@ -1,3 +1,4 @@
+import Imaging
 import ThumbdProtocol
 
 /// What the thumbnail service tells of its work as it goes, each label a type: the app records
@@ -9,4 +10,6 @@ package protocol ServiceMetrics: Sendable {
     func transformed(_ format: OutputFormat?, ok: Bool, seconds: Double)
     /// One video still made, with the bytes it read from the source.
     func videoStill(sourceBytes: Int)
+    /// One `q=auto` search: the quality it chose for `format` and the encodings it took.
+    func autoQuality(_ format: OutputFormat, _ choice: QualitySearch.Choice)
 }

@@ -11,7 +11,7 @@ extension TransformOptions {
         parts.append("crop=\(crop.rawValue)")
         parts.append("enlarge=\(enlarge ? 1 : 0)")
         parts.append("fm=\(format?.rawValue ?? "source")")
-        parts.append("q=\(quality.map(String.init) ?? "-")")
+        parts.append("q=\(autoQuality?.keyText ?? quality.map(String.init) ?? "-")")
         // Only when on, so the keys and ETags of everything made before these existed stay valid.
         if progressive { parts.append("pr=1") }
         if animated { parts.append("anim=1") }

@@ -1,3 +1,5 @@
+import Imaging
+
 /// A step the service ran to answer, with its duration in seconds (what `Server-Timing`
 /// reports). A hit ran none: its tier says where it was found.
 package enum WorkStep: Sendable, Equatable {
@@ -11,4 +13,6 @@ package enum WorkStep: Sendable, Equatable {
     case frame(Double)
     /// The variant made by libvips.
     case transform(Double)
+    /// The quality `q=auto` chose for it (the encodings are part of `transform`'s time).
+    case autoQuality(QualitySearch.Choice)
 }

@@ -26,7 +26,12 @@ struct VariantDelivery: Sendable {
         metrics.transformed(output.format, ok: true, seconds: seconds)
         store.store(identity.key, variant)
         store.share(identity.key, sourcePrefix: name.keyPrefix, variant)
-        flights.finish(flight, with: .variant(VariantAnswer(variant: variant, tier: nil, steps: [source.step, .transform(seconds)])))
+        var steps = [source.step, WorkStep.transform(seconds)]
+        if let choice = output.autoQuality {
+            metrics.autoQuality(output.format, choice)
+            steps.append(.autoQuality(choice))
+        }
+        flights.finish(flight, with: .variant(VariantAnswer(variant: variant, tier: nil, steps: steps)))
     }
 
     /// A thumbnail that gave no variant, counted and answered.
