@@ -161,6 +161,7 @@ let package = Package(
         // and a shared link (one bottleneck for all transfers, as a phone's radio).
         .target(name: "ThumbdKitTesting", dependencies: ["ThumbdKit", "Locking"]),
         // Simulates a scrolling grid against a thumbd to measure what a user would feel.
+        .executableTarget(name: "thumbd-quality", dependencies: ["Imaging", "ThumbdProtocol"]),
         .executableTarget(name: "thumbd-scroll", dependencies: ["ThumbdKit", "ThumbdKitTesting", "Locking", "ThumbdProtocol"]),
         // A raw-socket HTTP client the integration tests share.
         .target(name: "TestSupport", dependencies: ["ThumbdProtocol"], path: "Tests/TestSupport"),

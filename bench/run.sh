@@ -27,6 +27,8 @@ bench/operations.sh
 echo
 bench/avif_effort.sh
 echo
+bench/auto_quality.sh
+echo
 bench/shared_decode.sh
 echo
 bench/soak_rss.sh
