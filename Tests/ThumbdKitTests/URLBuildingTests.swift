@@ -154,6 +154,9 @@ import ThumbdProtocol
         #expect(response.outcome == .network && response.image.width == 120)
         let encodedPath = try await loader.load(server.builder.imageURL("dir/b c.jpg", options: .init(width: 40)))
         #expect(encodedPath.image.width == 40)
+        // A value with an escaped colon (q=auto:TARGET) is signed as it is sent.
+        let auto = try await loader.load(server.builder.imageURL("a.jpg", options: .init(width: 50, format: .jpeg, quality: .autoTarget(0.003))))
+        #expect(auto.image.width == 50)
         #expect(try server.get(server.builder.target(forImage: "a.jpg")).status == 200)
         // Unsigned, and signed with another key: refused.
         let unsigned = ThumbdURLBuilder(baseURL: server.baseURL).imageURL("a.jpg", options: .init(width: 120))

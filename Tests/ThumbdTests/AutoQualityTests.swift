@@ -92,6 +92,8 @@ import ThumbdProtocol
         let second = try RawHTTPClient(port: f.port).request("GET", "/img/detailed.png?w=200&fm=webp&q=auto")
         #expect(Self.searched(first) != nil && first.header("X-Cache") == "miss")
         #expect(Self.searched(second) == nil && second.header("X-Cache") == "memory" && second.body == first.body)
+        let part = try RawHTTPClient(port: f.port).request("GET", "/img/detailed.png?w=200&fm=webp&q=auto", headers: ["Range: bytes=0-99"])
+        #expect(part.status == 206 && part.body == Array(first.body.prefix(100)) && part.header("ETag") == first.header("ETag"))
         let metrics = try PrometheusText(RawHTTPClient(port: f.port).request("GET", "/metrics").text)
         #expect(metrics.value("thumbd_auto_quality_total", ["format": "webp", "met": "true"]) == 1)
         #expect(metrics.value("thumbd_auto_quality_chosen_sum", ["format": "webp"]).map { Int($0) } == Self.searched(first)?.quality)
