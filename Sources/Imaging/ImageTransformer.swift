@@ -234,7 +234,7 @@ public enum ImageTransformer {
         var asked = options.quality ?? OutputFormat.defaultQuality
         var choice: QualitySearch.Choice?
         let first: [UInt8]
-        if let auto = options.autoQuality, format.usesQuality {
+        if let auto = options.autoQuality, format.measuresQuality {
             let reference: LumaPlane
             do throws(VipsCallError) { reference = try image.luma() } catch { throw .encodingFailed(error.message) }
             let search = QualitySearch(target: auto.target, floor: auto.floor, ceiling: auto.ceiling, encodes: auto.encodes,

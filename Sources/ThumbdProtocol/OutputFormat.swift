@@ -29,6 +29,11 @@ public enum OutputFormat: String, Sendable, CaseIterable, Hashable {
     /// Whether `q` means anything for this format (it is dropped from the options otherwise).
     public var usesQuality: Bool { self == .jpeg || self == .webp || self == .avif || self == .jxl }
 
+    /// Whether `q=auto` can choose its quality: thumbd can decode its own output to measure it.
+    /// Not JPEG XL, whose loader thumbd blocks (it reads no JPEG XL): its `q=auto` is the fixed
+    /// default quality.
+    public var measuresQuality: Bool { self == .jpeg || self == .webp || self == .avif }
+
     /// Whether `pr` means anything: progressive JPEG, interlaced PNG.
     public var usesProgressive: Bool { self == .jpeg || self == .png }
 

@@ -47,7 +47,7 @@ extension ThumbnailOptions {
         URLParameter(name: "q",
                      summary: .init(values: "\(spanText(qualityRange)), `auto` or `auto:TARGET` (TARGET \(spanText(AutoQuality.targetRange)))",
                                     defaultValue: "\(OutputFormat.defaultQuality) (`output.quality`), or `auto` with `output.auto_quality`",
-                                    effect: "Quality of JPEG, WebP, AVIF and JPEG XL; ignored for PNG. `auto`: the lowest quality whose output stays within the target's distance of its pixels (1 - MS-SSIM on luma; `output.auto_quality_target`, default \(ThumbnailOptions.decimalText(AutoQuality.defaultTarget))), in at most `output.auto_quality_encodes` encodings."),
+                                    effect: "Quality of JPEG, WebP, AVIF and JPEG XL; ignored for PNG. `auto`: the lowest quality whose output stays within the target's distance of its pixels (1 - MS-SSIM on luma; `output.auto_quality_target`, default \(ThumbnailOptions.decimalText(AutoQuality.defaultTarget))), in at most `output.auto_quality_encodes` encodings; JPEG XL gets `output.quality`."),
                      read: { o, text, _ throws(ParameterError) in o.quality = try Quality.read(text) },
                      normal: { n in n.output?.usesQuality ?? true ? n.options.quality.map(\.text) : nil },
                      given: { o in o.quality.map(\.text) }),

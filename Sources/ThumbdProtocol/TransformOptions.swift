@@ -20,9 +20,11 @@ public struct TransformOptions: Sendable, Hashable {
     public var enlarge: Bool
     /// nil: decided from the image itself when it is transformed (`OutputFormat.universal`).
     public var format: OutputFormat?
-    /// nil for formats without a quality setting, and with `autoQuality`.
+    /// nil for formats without a quality setting. With `autoQuality`, what a format `q=auto`
+    /// cannot measure (JPEG XL) is encoded at.
     public var quality: Int?
-    /// `q=auto`: the quality chosen per thumbnail (`AutoQuality`); nil for a fixed one.
+    /// `q=auto`: the quality chosen per thumbnail (`AutoQuality`); nil for a fixed one. Part of
+    /// the key in place of `quality`.
     public var autoQuality: AutoQuality?
     /// Progressive JPEG or interlaced PNG (`pr=1`); nothing for other formats.
     public var progressive: Bool
@@ -105,8 +107,8 @@ public struct TransformOptions: Sendable, Hashable {
         if focus == .centre { focus = nil }
         if focus != nil { crop = .center }
         // Known formats that cannot use them drop them; an unsettled format keeps them until it is.
-        if let format, !format.usesQuality { quality = nil; autoQuality = nil }
-        if autoQuality != nil { quality = nil }
+        if let format, !format.usesQuality { quality = nil }
+        if let format, !format.measuresQuality { autoQuality = nil }
         if let format, !format.usesProgressive { progressive = false }
         if let format, !format.keepsFrames { animated = false }
         rotation = ((rotation % 360) + 360) % 360

@@ -41,16 +41,17 @@ public struct TransformRequest: Sendable, Equatable {
             self.autoQualityByDefault = autoQualityByDefault
         }
 
-        /// `q` as asked (nil: not given) with these defaults: a fixed quality, or the search.
-        func resolvedQuality(_ asked: ThumbnailOptions.Quality?) -> (fixed: Int?, auto: AutoQuality?) {
+        /// `q` as asked (nil: not given) with these defaults: a fixed quality, and the search
+        /// where `q=auto` asks for one (the fixed quality is then for formats it cannot measure).
+        func resolvedQuality(_ asked: ThumbnailOptions.Quality?) -> (fixed: Int, auto: AutoQuality?) {
             var auto = autoQuality
             switch asked {
-            case .fixed(let quality): return (quality, nil)
-            case .auto: return (nil, auto)
+            case .fixed(let fixed): return (fixed, nil)
+            case .auto: return (quality, auto)
             case .autoTarget(let target):
                 auto.target = target
-                return (nil, auto)
-            case nil: return autoQualityByDefault ? (nil, auto) : (quality, nil)
+                return (quality, auto)
+            case nil: return (quality, autoQualityByDefault ? auto : nil)
             }
         }
     }

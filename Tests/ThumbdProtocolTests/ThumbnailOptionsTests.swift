@@ -42,11 +42,14 @@ import TestSupport
         let settings = AutoQuality(target: 0.006, floor: 40, ceiling: 90, encodes: 3)
         let server = TransformRequest.Defaults(maxDimension: 4096, quality: 75, autoQuality: settings)
         let auto = try TransformRequest(Self.parse([("w", "100"), ("fm", "jpeg"), ("q", "auto")]), defaults: server).options
-        #expect(auto.autoQuality == settings && auto.quality == nil)
+        #expect(auto.autoQuality == settings && auto.quality == 75)
         let named = try TransformRequest(Self.parse([("w", "100"), ("q", "auto:0.002")]), defaults: server).options
         #expect(named.autoQuality == AutoQuality(target: 0.002, floor: 40, ceiling: 90, encodes: 3))
         let png = try TransformRequest(Self.parse([("w", "100"), ("fm", "png"), ("q", "auto")]), defaults: server).options
         #expect(png.autoQuality == nil && png.quality == nil)
+        // JPEG XL cannot be measured (thumbd reads none): the fixed quality.
+        let jxl = try TransformRequest(Self.parse([("w", "100"), ("fm", "jxl"), ("q", "auto")]), defaults: server).options
+        #expect(jxl.autoQuality == nil && jxl.quality == 75)
         #expect(try TransformRequest(Self.parse([("w", "100")]), defaults: server).options.quality == 75)
         var byDefault = server
         byDefault.autoQualityByDefault = true

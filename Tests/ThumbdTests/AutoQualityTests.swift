@@ -131,6 +131,11 @@ import ThumbdProtocol
         let png = try RawHTTPClient(port: f.port).request("GET", "/img/flat.png?w=120&fm=png&q=auto")
         #expect(Self.searched(plain) != nil && Self.searched(fixed) == nil && Self.searched(png) == nil)
         #expect(png.status == 200 && png.header("Content-Type") == "image/png")
+        // thumbd reads no JPEG XL, so it cannot measure it: q=auto is the fixed quality there.
+        let jxl = try RawHTTPClient(port: f.port).request("GET", "/img/flat.png?w=120&fm=jxl&q=auto")
+        let fixedJXL = try RawHTTPClient(port: f.port).request("GET", "/img/flat.png?w=120&fm=jxl&q=80")
+        #expect(jxl.status == 200 && jxl.header("Content-Type") == "image/jxl" && Self.searched(jxl) == nil, "\(jxl.status) \(jxl.text)")
+        #expect(fixedJXL.header("X-Cache") == "memory" && fixedJXL.header("ETag") == jxl.header("ETag"))
     }
 
     @Test(arguments: ["auto:", "auto:0", "auto:0.0004", "auto:0.051", "auto:1", "auto:x", "auto:0.004:40", "automatic", "Auto",
