@@ -235,7 +235,7 @@ build_stage=$(awk '/^ ---> [0-9a-f]+$/ { id = $2 } /^Step [0-9]+\/[0-9]+ : FROM 
 old_stage=$(docker image inspect -f '{{.Id}}' thumbd:test-build 2> /dev/null || true)
 [ -n "$build_stage" ] && docker tag "$build_stage" thumbd:test-build
 for old in "$old_image" "$old_stage"; do
-    [ -n "$old" ] && [ "$old" != "$new_image" ] && ! docker image inspect -f '{{.RepoTags}}' "$old" 2> /dev/null | grep -q thumbd: \
+    [ -n "$old" ] && [ "$old" != "$new_image" ] && [[ "$(docker image inspect -f '{{.RepoTags}}' "$old" 2> /dev/null)" != *thumbd:* ]] \
         && { docker rmi "$old" > /dev/null 2>&1 || true; }
 done
 image_mb=$(( $(docker image inspect -f '{{.Size}}' thumbd:test) / 1000000 ))
@@ -278,7 +278,7 @@ wait_health() {  # wait_health URL SECONDS: until URL/health answers 200
 }
 published() {  # published CONTAINER: http://127.0.0.1:PORT of its port 8080
     local address
-    address=$(docker port "$1" 8080/tcp | grep '^127\.0\.0\.1:' | head -1)
+    address=$(docker port "$1" 8080/tcp | awk '/^127\.0\.0\.1:/ && !found { print; found = 1 }')
     [ -n "$address" ] && echo "http://$address"
 }
 
@@ -351,8 +351,16 @@ check_health_within_20s() {
     health_seconds=$(since "$run_start")
 }
 
+# logs_contain TEXT: whether the container's log has TEXT. Read whole first: `docker logs |
+# grep -q` under pipefail fails when grep exits at the match and docker logs gets SIGPIPE.
+logs_contain() {
+    local text
+    text=$(docker logs "$c" 2>&1)
+    grep -qF -- "$1" <<< "$text"
+}
+
 check_libvips_vector_guarded() {  # the image's binary puts liborc behind the shim's lock (orcguard.c)
-    docker logs "$c" 2>&1 | grep -q 'libvips.vector=guarded' \
+    logs_contain 'libvips.vector=guarded' \
         || { echo "start-up line: $(docker logs "$c" 2>&1 | grep -m1 'listening on' | cut -c1-200)"; return 1; }
 }
 
@@ -516,7 +524,7 @@ check_pdf_page_in_sandboxed_renderer() {
     [ "$code" = 200 ] || { echo "page: $code $(head -c 300 "$work/b")"; return 1; }
     read -r r g b < <(first_pixel "$work/b")
     [ "$r" -gt 200 ] && [ "$g" -lt 60 ] && [ "$b" -lt 60 ] || { echo "page: not red ($r $g $b)"; return 1; }
-    if docker logs "$c" 2>&1 | grep -q 'without their seccomp filter'; then echo "the renderer runs without its seccomp filter"; return 1; fi
+    if logs_contain 'without their seccomp filter'; then echo "the renderer runs without its seccomp filter"; return 1; fi
 }
 
 healthy_seconds=""
@@ -526,7 +534,7 @@ check_healthcheck_turns_healthy() {
         status=$(docker inspect -f '{{.State.Health.Status}}' "$c" 2> /dev/null || true)
         if [ "$status" = healthy ]; then
             # From docker run to the end of the first passing probe (not to this poll).
-            first=$(docker inspect -f '{{range .State.Health.Log}}{{if eq .ExitCode 0}}{{json .End}}{{"\n"}}{{end}}{{end}}' "$c" | head -1 | tr -d '"')
+            first=$(docker inspect -f '{{range .State.Health.Log}}{{if eq .ExitCode 0}}{{json .End}}{{"\n"}}{{end}}{{end}}' "$c" | awk 'NR == 1' | tr -d '"')
             healthy_seconds=$(awk -v at="$(date -d "$first" +%s.%N)" -v start="$run_start" 'BEGIN { printf "%.1f", at - start }')
             return 0
         fi

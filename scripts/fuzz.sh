@@ -16,7 +16,7 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 scratch=.build-fuzz
 toolchain=$(dirname "$(dirname "$(readlink -f "$(command -v swiftc)")")")
-runtime=$(find "$toolchain/lib" -name 'libclang_rt.fuzzer_no_main-x86_64.a' | head -1)
+runtime=$(find "$toolchain/lib" -name 'libclang_rt.fuzzer_no_main-x86_64.a' -print -quit)
 [ -n "$runtime" ] || { echo "fuzz: libclang_rt.fuzzer_no_main is not in the Swift toolchain at $toolchain" >&2; exit 1; }
 swift build --scratch-path "$scratch" --product thumbd-fuzz -Xswiftc -DFUZZING -Xswiftc -sanitize=address \
     -Xswiftc -sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table \
