@@ -711,17 +711,12 @@ int tv_draw_vector(const void *buf, size_t len, int page, double scale, unsigned
 }
 
 int tv_luma(VipsImage *in, uint8_t **luma, int *width, int *height, char **err) {
-    VipsImage *srgb = NULL, *cast = NULL;
     size_t size = 0;
-    if (vips_colourspace(in, &srgb, vips_image_get_bands(in) >= 3 ? VIPS_INTERPRETATION_sRGB : VIPS_INTERPRETATION_B_W,
-                         NULL))
-        return fail(err);
-    int rc = vips_cast(srgb, &cast, VIPS_FORMAT_UCHAR, NULL);
+    VipsImage *srgb = tv_to_srgb(in, err);
+    if (!srgb) return -1;
+    uint8_t *pixels = vips_image_write_to_memory(srgb, &size);
+    int w = vips_image_get_width(srgb), h = vips_image_get_height(srgb), bands = vips_image_get_bands(srgb);
     g_object_unref(srgb);
-    if (rc) return fail(err);
-    uint8_t *pixels = vips_image_write_to_memory(cast, &size);
-    int w = vips_image_get_width(cast), h = vips_image_get_height(cast), bands = vips_image_get_bands(cast);
-    g_object_unref(cast);
     if (!pixels) return fail(err);
     uint8_t *out = g_malloc((size_t)w * h);
     size_t n = (size_t)w * h;

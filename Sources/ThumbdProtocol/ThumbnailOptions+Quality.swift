@@ -22,13 +22,7 @@ extension ThumbnailOptions {
         static func read(_ text: String) throws(ParameterError) -> Quality {
             if text == "auto" { return .auto }
             if text.hasPrefix("auto:") {
-                let value = String(text.dropFirst(5))
-                guard let target = ThumbnailOptions.decimal(value), AutoQuality.targetRange.contains(target) else {
-                    throw ParameterError(parameter: "q", detail: "q=auto:TARGET takes a target in "
-                        + "\(ThumbnailOptions.decimalText(AutoQuality.targetRange.lowerBound))..."
-                        + "\(ThumbnailOptions.decimalText(AutoQuality.targetRange.upperBound)), got '\(value)'")
-                }
-                return .autoTarget(target)
+                return .autoTarget(try ParameterText.decimal("q", String(text.dropFirst(5)), in: AutoQuality.targetRange))
             }
             guard let quality = ThumbnailOptions.integer(Substring(text)), qualityRange.contains(quality) else {
                 throw ParameterError(parameter: "q", detail: "q must be an integer in \(qualityRange.lowerBound)..."
