@@ -7,10 +7,10 @@ import ThumbdProtocol
 /// The distance falls about exponentially as the quality rises, so each next quality is where
 /// the line through the two nearest known distances (in log) meets the target, or, with one
 /// known, where the format's usual slope does (at most `reach` qualities away). A passing
-/// quality lowers the top of the range,
-/// a failing one raises the bottom; it ends when they meet or the encodings run out, with the
-/// lowest passing quality seen. When none has passed, the last encoding is the ceiling's. Pure
-/// and deterministic: the same pixels give the same choice on every replica.
+/// quality lowers the top of the range, a failing one raises the bottom; it ends within
+/// `close` of the lowest passing quality or when the encodings run out, with the lowest passing
+/// quality seen. When none has passed, the last encoding is the ceiling's. Pure and
+/// deterministic: the same pixels give the same choice on every replica.
 public struct QualitySearch: Sendable {
     public var target: Double
     public var floor: Int
@@ -32,7 +32,6 @@ public struct QualitySearch: Sendable {
         self.slope = slope
     }
 
-    /// One encoding tried.
     /// The furthest a guess made with the usual slope goes from its measurement: distances far from
     /// the target bend (WebP's fall steeply above 80 and in steps below), and a guess that lands
     /// in such a bend costs an encoding without narrowing the range much.
@@ -41,6 +40,7 @@ public struct QualitySearch: Sendable {
     /// bytes, an encoding and its measurement a quarter of an AVIF miss.
     static let close = 2
 
+    /// One encoding tried.
     public struct Trial: Sendable {
         public var quality: Int
         public var distance: Double

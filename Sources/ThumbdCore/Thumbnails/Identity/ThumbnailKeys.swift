@@ -25,7 +25,7 @@ package enum ThumbnailKeys {
     /// The versions an output depends on: the source's, and the watermark's when one is drawn.
     package static func versions(_ source: String, watermark: String?) -> String {
         // Read on every hit (`IdentityMemo`): no new string without a watermark.
-        watermark.map { source + "|wm=" + $0 } ?? source
+        watermark == nil ? source : source + watermarked(watermark)
     }
 
     /// Joins concurrent misses before the source's version is known (a remote original not yet
