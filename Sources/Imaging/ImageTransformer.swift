@@ -241,10 +241,8 @@ public enum ImageTransformer {
                                        start: format.autoQualityStart)
             (first, choice) = try search.run { quality throws(ImagingError) in
                 let bytes = try encoded(quality)
-                let decoded: LumaPlane
-                do throws(VipsCallError) { decoded = try VipsImage.decode(bytes).luma() } catch { throw .encodingFailed(error.message) }
-                // An animation decodes to its first frame: it is measured against the first frame.
-                let distance = PerceptualDistance.distance(reference.prefix(rows: decoded.height), decoded)
+                let distance: Double
+                do throws(VipsCallError) { distance = try reference.distance(to: bytes) } catch { throw .encodingFailed(error.message) }
                 return QualitySearch.Trial(quality: quality, distance: distance, bytes: bytes)
             }
             asked = choice?.quality ?? asked

@@ -19,6 +19,15 @@ public struct LumaPlane: Sendable, Equatable {
     }
 }
 
+extension LumaPlane {
+    /// How far `encoded`, an encoding of these pixels, looks from them (`PerceptualDistance`).
+    /// An animation decodes to its first frame, so it is measured against the first frame.
+    public func distance(to encoded: [UInt8]) throws(VipsCallError) -> Double {
+        let decoded = try VipsImage.decode(encoded).luma()
+        return PerceptualDistance.distance(prefix(rows: decoded.height), decoded)
+    }
+}
+
 extension VipsImage {
     /// Its luma: Rec. 601 weights on 8-bit sRGB (a grey image's own band); alpha ignored.
     public func luma() throws(VipsCallError) -> LumaPlane {

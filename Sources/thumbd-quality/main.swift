@@ -43,10 +43,6 @@ guard let folder = arguments.first else { fail("usage: thumbd-quality FOLDER [--
 let photos = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".jpg") }.sorted()
 guard !photos.isEmpty else { fail("no .jpg in \(folder)") }
 
-func measure(_ thumbnail: [UInt8], against reference: LumaPlane) -> Double {
-    PerceptualDistance.distance(reference, try! VipsImage.decode(thumbnail).luma())
-}
-
 print("photo\tsize\tformat\tq80_bytes\tq80_distance\tauto_q\tauto_bytes\tauto_distance\tauto_encodes\tsweep_q\tsweep_bytes")
 var rows: [Row] = []
 for photo in photos {
@@ -73,14 +69,14 @@ for photo in photos {
             if sweeps {
                 for quality in auto.floor...auto.ceiling {
                     let encoded = try! pixels.encode(format, quality: quality)
-                    if measure(encoded, against: reference) <= auto.target {
+                    if try! reference.distance(to: encoded) <= auto.target {
                         sweep = (quality, encoded.count)
                         break
                     }
                 }
             }
             let row = Row(photo: photo, size: size, format: format, fixedBytes: fixed.bytes.count,
-                          fixedDistance: measure(fixed.bytes, against: reference), fixedCPU: fixedCPU, autoQuality: choice.quality,
+                          fixedDistance: try! reference.distance(to: fixed.bytes), fixedCPU: fixedCPU, autoQuality: choice.quality,
                           autoBytes: chosen.bytes.count, autoDistance: choice.distance, autoEncodes: choice.encodes, autoCPU: autoCPU,
                           sweepQuality: sweep?.0, sweepBytes: sweep?.1)
             rows.append(row)
