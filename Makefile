@@ -16,6 +16,8 @@ release: deps
 
 # Serves http://localhost:8080 with the images in ./images, as config/thumbd.yaml says.
 run: release
+	@scripts/face-model.sh
+	@scripts/demo-media.sh
 	.build/release/thumbd serve $(ARGS)
 
 # The client's tests run on their own: they are async and need the cooperative thread pool,
@@ -24,6 +26,8 @@ run: release
 test:
 	@scripts/ensure-deps.sh --tests
 	@scripts/face-photos.sh
+	@scripts/face-model.sh
+	@scripts/demo-media.sh
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip ThumbdKitTests
 	$(SWIFT) test --skip-build --filter ThumbdKitTests

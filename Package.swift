@@ -66,12 +66,14 @@ let package = Package(
         // libvips, found with pkg-config; its variadic calls wrapped in C (`tv_`).
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         .target(name: "CVipsShim", dependencies: ["CVips", "CProcessGuards"]),
-        // OpenCV's Haar cascade face detectors behind a C interface (`fd_`; C++ inside). Debian
-        // ships no pkg-config file for the modules alone (`opencv4.pc` comes with every module,
-        // VTK and MPI), so the header folder is named here and the three libraries linked by name.
+        // OpenCV's face detectors behind a C interface (`fd_`; C++ inside): the YuNet CNN through
+        // its DNN module, and the Haar cascades. Debian ships no pkg-config file for the modules
+        // alone (`opencv4.pc` comes with every module, VTK and MPI), so the header folder is named
+        // here and the four libraries linked by name.
         .target(name: "CFaceShim",
                 cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])],
-                linkerSettings: [.linkedLibrary("opencv_objdetect"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core")]),
+                linkerSettings: [.linkedLibrary("opencv_objdetect"), .linkedLibrary("opencv_dnn"), .linkedLibrary("opencv_imgproc"),
+                                 .linkedLibrary("opencv_core")]),
         // FFmpeg's libraries (Debian's libavformat-dev, libavcodec-dev, libswscale-dev) behind a C
         // interface (`vd_`): a video's facts and one frame of it, read through a reader of ours (memory,
         // a file, ranged GETs). With `Video`, its Swift face.
@@ -83,7 +85,7 @@ let package = Package(
         // it is told they are).
         .target(name: "Imaging", dependencies: ["CVipsShim", "CProcessGuards", "ThumbdProtocol", "WireCoding"]),
         // Faces found with OpenCV (`CFaceShim`) in a small upright copy libvips makes.
-        .target(name: "Faces", dependencies: ["CFaceShim", "Imaging", "ThumbdProtocol"]),
+        .target(name: "Faces", dependencies: ["CFaceShim", "Imaging", "ThumbdProtocol", .product(name: "Crypto", package: "swift-crypto")]),
         // SVG and PDF read and drawn in renderer processes of their own (seccomp, rlimits, a
         // deadline), never in the server's: the pool, the wire messages, and the child's loop.
         .target(name: "VectorPages", dependencies: ["Imaging", "CSystem", "Clocks", "Locking", "WireCoding"]),

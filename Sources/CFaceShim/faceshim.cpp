@@ -1,6 +1,7 @@
-// The one place thumbd calls OpenCV: a C interface to its Haar cascade face detectors, so that
-// Swift sees plain C and no C++ type crosses the boundary.
+// The Haar cascade detector of the C interface (`fd_`), and what both detectors share: Swift
+// sees plain C and no C++ type crosses the boundary. The CNN detector is in yunet.cpp.
 #include "faceshim.h"
+#include "shared.hpp"
 
 #include <opencv2/core.hpp>
 #include <opencv2/core/ocl.hpp>
@@ -28,15 +29,7 @@ extern "C" const char *const fd_cascade_files[4] = {
     "haarcascade_frontalface_alt_tree.xml",
 };
 
-namespace {
-
-constexpr int kCascades = 4;
-// alt_tree is a stricter tree of stages: one neighbour is its usual setting.
-constexpr int kNeighbours[kCascades] = {3, 3, 3, 1};
-constexpr int kVotesNeeded = 2;
-// Between the window sizes the first cascade tries: 1.2 finds what 1.1 found on the labelled
-// set in about 60 % of the time (bench/faces.sh).
-constexpr double kScaleStep = 1.2;
+namespace thumbd_faces {
 
 char *copied(const std::string &text) {
     char *out = static_cast<char *>(std::malloc(text.size() + 1));
@@ -54,6 +47,21 @@ void setUp() {
         cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
     });
 }
+
+}  // namespace thumbd_faces
+
+using thumbd_faces::copied;
+using thumbd_faces::setUp;
+
+namespace {
+
+constexpr int kCascades = 4;
+// alt_tree is a stricter tree of stages: one neighbour is its usual setting.
+constexpr int kNeighbours[kCascades] = {3, 3, 3, 1};
+constexpr int kVotesNeeded = 2;
+// Between the window sizes the first cascade tries: 1.2 finds what 1.1 found on the labelled
+// set in about 60 % of the time (bench/faces.sh).
+constexpr double kScaleStep = 1.2;
 
 struct Cascades {
     std::string dir;
@@ -126,7 +134,7 @@ extern "C" int fd_detect_faces(const unsigned char *rgba, int width, int height,
         }
         std::sort(faces.begin(), faces.end(), [](const cv::Rect &a, const cv::Rect &b) { return a.area() > b.area(); });
         int count = std::min(static_cast<int>(faces.size()), capacity);
-        for (int i = 0; i < count; i++) out[i] = fd_face{faces[i].x, faces[i].y, faces[i].width, faces[i].height};
+        for (int i = 0; i < count; i++) out[i] = fd_face{faces[i].x, faces[i].y, faces[i].width, faces[i].height, -1.0f};
         return static_cast<int>(faces.size());
     } catch (const std::exception &e) {
         if (err) *err = copied(e.what());

@@ -69,7 +69,9 @@ import TestSupport
         #expect(details.width == 512 && details.height == 512 && details.format == "png" && details.url == "/img/people/astronaut.png")
         let face = try #require(details.faces?.first)
         let labelled = try #require(FacePhotos.labelled.first { $0.name == "astronaut.png" }?.faces.first)
-        #expect(FacePhotos.overlap(face, labelled) >= 0.5)
+        #expect(FacePhotos.overlap(face.box, labelled) >= 0.5)
+        let score = try #require(face.score, "the CNN scores each face")
+        #expect(score >= 0.6 && score <= 1)
         var options = ThumbnailOptions(width: 120, height: 60, fit: .cover, crop: .face, format: .png)
         options.redact = .face
         let url = server.builder.imageURL("people/astronaut.png", options: options)

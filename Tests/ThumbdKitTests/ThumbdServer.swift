@@ -37,6 +37,7 @@ final class ThumbdServer: @unchecked Sendable {
         config.library.demo = false
         config.cache.dir = root.appendingPathComponent("server-cache").path
         config.logging.access = false
+        config.faces.model = FacePhotos.modelFile
         configure(&config)
         service = try ThumbdService(config: config)
     }

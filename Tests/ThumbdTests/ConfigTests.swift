@@ -1,3 +1,4 @@
+import Faces
 import Foundation
 import Testing
 import TestSupport
@@ -143,5 +144,28 @@ import TestSupport
         #expect(!loaded.presets.isEmpty)
         loaded.presets = [:]
         #expect(loaded == ThumbdConfig())
+    }
+}
+
+/// The face detector the `faces` keys name, made at start: a missing or wrong model stops the
+/// start naming the key and what to do; `haar` and `none` need no model.
+@Suite struct FaceDetectorConfigTests {
+    @Test func aMissingModelStopsTheStartNamingTheKey() throws {
+        var faces = ThumbdConfig.Faces()
+        faces.model = "/nonexistent/face_detection_yunet_2023mar.onnx"
+        do {
+            _ = try faces.makeDetector()
+            Issue.record("a missing model was accepted")
+        } catch {
+            #expect(error.key == "faces.model")
+            #expect(error.message.contains("is missing") && error.message.contains("scripts/face-model.sh"), "\(error)")
+        }
+        faces.detector = .haar
+        #expect(try faces.makeDetector()?.keyTag == "haar")
+        faces.detector = .none
+        #expect(try faces.makeDetector() == nil)
+        faces.detector = .cnn
+        faces.model = FacePhotos.modelFile
+        #expect(try faces.makeDetector()?.model == .cnn(file: FacePhotos.modelFile, minScore: 0.6))
     }
 }

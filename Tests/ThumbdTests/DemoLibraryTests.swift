@@ -2,6 +2,7 @@ import Foundation
 import Imaging
 import Testing
 import TestSupport
+import ThumbdProtocol
 @testable import Thumbd
 @testable import ThumbdCore
 
@@ -88,6 +89,37 @@ import TestSupport
         #expect(files(under: root) == (DemoLibrary.generatedPhotos + DemoLibrary.generatedGraphics).map(\.name).sorted())
         let photo = [UInt8](try Data(contentsOf: root.appendingPathComponent("photos/photo-01.jpg")))
         #expect(try ImageHeader.read(photo).width == 1600)
+    }
+
+    /// `make test` fetches the demo's photograph of people and its clip (scripts/demo-media.sh,
+    /// as `make run` does): a first start writes them, and they show what a new user should
+    /// see first: faces found, kept by a face crop and hidden, and a video's poster and preview.
+    @Test func theFetchedPeoplePhotoAndClipShowFacesAndAVideo() throws {
+        let media = PackageRoot.url.appendingPathComponent(DemoMedia.defaultFolder).path
+        let found = try #require(DemoMedia(folder: media), "run scripts/demo-media.sh (make test does)")
+        #expect(found.files.map(\.name) == [DemoMedia.people, DemoMedia.clip])
+        let f = try LibraryFixture { config in
+            config.library.demo = true
+            config.library.demoMedia = media
+        }
+        let client = try RawHTTPClient(port: f.port)
+        let info = try client.request("GET", "/v1/images/\(DemoMedia.people)")
+        struct Info: Decodable { let width: Int; let faces: [DetectedFace]? }
+        let faces = try #require(try JSONDecoder().decode(Info.self, from: Data(info.body)).faces)
+        #expect(faces.count == 3 && faces.allSatisfy { ($0.score ?? 0) > 0.9 }, "\(faces)")
+        for query in ["w=300&h=200&fit=cover&crop=face", "w=300&redact=face"] {
+            #expect(try client.request("GET", "/img/\(DemoMedia.people)?\(query)").status == 200, "\(query)")
+        }
+        let poster = try client.request("GET", "/img/\(DemoMedia.clip)?w=320&t=2&fm=png")
+        #expect(poster.status == 200)
+        #expect(try ImageHeader.read(poster.body).width == 160, "never enlarged")
+        let preview = try client.request("GET", "/img/\(DemoMedia.clip)?w=160&anim=1&fm=webp")
+        #expect(preview.status == 200)
+        #expect(try ImageHeader.read(preview.body).pages > 1)
+        // The speaker's face, found on the poster frame itself.
+        let detections = try PrometheusText(client.request("GET", "/metrics").text).value("thumbd_face_detections_total") ?? 0
+        #expect(try client.request("GET", "/img/\(DemoMedia.clip)?w=120&h=120&fit=cover&crop=face&redact=face&t=2").status == 200)
+        #expect(try PrometheusText(client.request("GET", "/metrics").text).value("thumbd_face_detections_total") == detections + 1)
     }
 
     /// On this machine the package is installed (`make run` installs it as root): its twelve

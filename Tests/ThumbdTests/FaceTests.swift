@@ -67,6 +67,12 @@ import ThumbdProtocol
         return count
     }
 
+    /// The faces of an info answer; nil when it has none.
+    static func faces(_ body: [UInt8]) throws -> [DetectedFace]? {
+        struct Info: Decodable { let faces: [DetectedFace]? }
+        return try JSONDecoder().decode(Info.self, from: Data(body)).faces
+    }
+
     /// A counter's value; -1 when the server does not report it.
     static func metric(_ name: String, port: Int) throws -> Int {
         try PrometheusText(RawHTTPClient(port: port).request("GET", "/metrics").text).value(name).map { Int($0) } ?? -1
@@ -113,10 +119,10 @@ import ThumbdProtocol
         let f = try LibraryFixture(files: Dictionary(uniqueKeysWithValues: try names.map { ($0, try FacePhotos.bytes($0)) }))
         let client = try RawHTTPClient(port: f.port)
         for photo in FacePhotos.labelled where names.contains(photo.name) {
-            let info = try #require(try JSONSerialization.jsonObject(with: Data(client.request("GET", "/v1/images/\(photo.name)").body)) as? [String: Any])
-            let faces = try #require(info["faces"] as? [[String: Int]], "\(photo.name): \(info)")
-            let boxes = faces.map { PixelRect(x: $0["x"]!, y: $0["y"]!, width: $0["width"]!, height: $0["height"]!) }
+            let faces = try #require(try Self.faces(client.request("GET", "/v1/images/\(photo.name)").body), "\(photo.name)")
+            let boxes = faces.map(\.box)
             #expect(boxes.count == photo.faces.count, "\(photo.name): \(boxes)")
+            #expect(faces.allSatisfy { ($0.score ?? 0) >= 0.6 && ($0.score ?? 0) <= 1 }, "\(photo.name): each with its score")
             for face in photo.faces {
                 #expect(boxes.contains { FacePhotos.overlap($0, face) >= 0.5 }, "\(photo.name): \(face) against \(boxes)")
             }
@@ -131,11 +137,10 @@ import ThumbdProtocol
         }
         let url = "http://127.0.0.1:\(origin.port)/face.png".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
         let client = try RawHTTPClient(port: f.port)
-        let info = try #require(try JSONSerialization.jsonObject(with: Data(client.request("GET", "/v1/info?url=\(url)").body)) as? [String: Any])
-        let faces = try #require(info["faces"] as? [[String: Int]], "\(info)")
+        let faces = try #require(try Self.faces(client.request("GET", "/v1/info?url=\(url)").body))
         let labelled = try #require(FacePhotos.labelled.first { $0.name == "astronaut.png" }?.faces.first)
         #expect(faces.count == 1)
-        #expect(faces.contains { FacePhotos.overlap(PixelRect(x: $0["x"]!, y: $0["y"]!, width: $0["width"]!, height: $0["height"]!), labelled) >= 0.5 })
+        #expect(faces.contains { FacePhotos.overlap($0.box, labelled) >= 0.5 })
         for query in ["w=100&h=100&fit=cover&crop=face", "w=200&redact=face"] {
             #expect(try client.request("GET", "/proxy?url=\(url)&\(query)").status == 200, "\(query)")
         }

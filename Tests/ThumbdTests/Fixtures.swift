@@ -2,6 +2,7 @@ import Clocks
 import Foundation
 import HTTP
 import Thumbd
+import TestSupport
 import ThumbdCore
 
 /// A temporary library folder with a running thumbd in front of it.
@@ -66,6 +67,7 @@ extension ThumbdConfig {
         config.server.eventLoops = 2
         config.cache.dir = cache.path
         config.logging.access = false
+        config.faces.model = FacePhotos.modelFile
         return config
     }
 }

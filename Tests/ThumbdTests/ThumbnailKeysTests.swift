@@ -10,6 +10,8 @@ import ThumbdProtocol
     static let source = SourceName.library("trips/a|b.jpg")
     static let version = VersionTag(.modified(seconds: 1_700_000_000))
 
+    /// The cascades' faces keep the keys earlier builds gave them; the CNN's have their own, so
+    /// that a switch of detector finds the faces again.
     @Test func facesKeysAreThoseOfEarlierBuilds() {
         let cases: [(LoadedSource.Still?, String)] = [
             (nil, "img|trips/a%7Cb.jpg|m1700000000|faces1"),
@@ -20,7 +22,9 @@ import ThumbdProtocol
             (.drawing(width: 300, height: 200), "img|trips/a%7Cb.jpg|still=drawn=300x200|m1700000000|faces1"),
         ]
         for (still, written) in cases {
-            #expect(ThumbnailKeys.faces(Self.source, still: still, version: Self.version).text == written)
+            #expect(ThumbnailKeys.faces(Self.source, still: still, version: Self.version, model: "haar").text == written)
+            let cnn = ThumbnailKeys.faces(Self.source, still: still, version: Self.version, model: "yunet").text
+            #expect(cnn == written.dropLast("faces1".count) + "faces-yunet")
         }
     }
 
@@ -38,7 +42,7 @@ import ThumbdProtocol
         let other = SourceName.library("trips/a")
         let keys = [
             ThumbnailKeys.variant(Self.source, version: Self.version, options: TransformOptions(), format: .negotiated(.avif), watermark: nil).text,
-            ThumbnailKeys.faces(Self.source, still: .video(.preview), version: Self.version).text,
+            ThumbnailKeys.faces(Self.source, still: .video(.preview), version: Self.version, model: "yunet").text,
             ThumbnailKeys.flight(Self.source, options: TransformOptions(), negotiated: nil, watermark: nil),
             ThumbnailKeys.original(Self.source),
             ThumbnailKeys.batch(Self.source, page: 2),
@@ -52,13 +56,18 @@ import ThumbdProtocol
         #expect(ThumbnailKeys.header(Self.source, version: Self.version, page: 3) == "img|trips/a%7Cb.jpg|m1700000000|3")
     }
 
-    /// Faces kept by an earlier build (their entry form) read back; a thumbnail never does.
+    /// Faces kept by an earlier build (their entry form, without scores) read back; so do scored
+    /// ones; a thumbnail never does.
     @Test func keptFacesReadBackFromTheirEntry() {
-        let faces = FoundFaces(boxes: [PixelRect(x: 1, y: 2, width: 30, height: 40)], lastModified: 1_700_000_000)
+        let faces = FoundFaces(boxes: [DetectedFace(box: PixelRect(x: 1, y: 2, width: 30, height: 40))], lastModified: 1_700_000_000)
         let written = CachedVariant(bytes: Array(#"[{"x":1,"y":2,"width":30,"height":40}]"#.utf8),
                                     contentType: "application/vnd.thumbd.faces", etag: "f", lastModified: 1_700_000_000)
         #expect(FoundFaces(entry: written) == faces)
         #expect(FoundFaces(entry: faces.entry) == faces)
+        let scored = FoundFaces(boxes: [DetectedFace(box: PixelRect(x: 1, y: 2, width: 30, height: 40), score: 0.917)], lastModified: 1)
+        #expect(FoundFaces(entry: scored.entry) == scored)
+        #expect(String(decoding: scored.entry.bytes, as: UTF8.self) == #"[{"height":40,"score":0.917,"width":30,"x":1,"y":2}]"#
+                || String(decoding: scored.entry.bytes, as: UTF8.self).contains(#""score":0.917"#))
         #expect(FoundFaces(entry: CachedVariant(bytes: written.bytes, contentType: "image/jpeg", etag: "t1", lastModified: 0)) == nil)
     }
 }

@@ -32,7 +32,8 @@ public final class ThumbdService: Sendable {
         if config.library.demo, config.library.bucket == nil {
             // A library that cannot be written (a read-only mount) is served as it is.
             do {
-                let written = try DemoLibrary.populateIfEmpty(root: config.library.root)
+                let written = try DemoLibrary.populateIfEmpty(root: config.library.root,
+                                                              media: DemoMedia(folder: config.library.demoMedia))
                 if written > 0 { logger.info("wrote \(written) demo images to \(config.library.root) (library.demo: false turns this off)") }
             } catch {
                 logger.warning("could not write the demo images to \(config.library.root) (\(error)); serving it as it is")
@@ -45,14 +46,7 @@ public final class ThumbdService: Sendable {
         } else {
             root = .folder(try ImageLibrary(root: config.library.root))
         }
-        var faces: FaceDetector?
-        if !config.faces.cascades.isEmpty {
-            do {
-                faces = try FaceDetector(cascades: config.faces.cascades)
-            } catch {
-                throw ConfigError(key: "faces.cascades", message: "\(error) (install Debian's opencv-data, or set it empty)")
-            }
-        }
+        let faces = try config.faces.makeDetector()
         let gauges = ServerGauges()
         app = ThumbdApp(config: config, memory: memory, library: root, gauges: gauges, faces: faces, clock: clock,
                         wallClock: wallClock, logger: logger)

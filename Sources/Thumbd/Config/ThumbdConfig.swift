@@ -26,6 +26,9 @@ public struct ThumbdConfig: Sendable, Equatable {
         /// A folder, or `s3://BUCKET/PREFIX` for an S3 bucket.
         public var root = "./images"
         public var demo = true
+        /// Where the demo set finds its photograph of people and its video clip
+        /// (scripts/demo-media.sh); relative to the working directory or absolute.
+        public var demoMedia = DemoMedia.defaultFolder
         public var s3 = S3()
 
         /// The bucket when `root` names one.
@@ -202,7 +205,21 @@ public struct ThumbdConfig: Sendable, Equatable {
 
     /// The face detector of `crop=face`, `redact=face` and the info's `faces`.
     public struct Faces: Sendable, Equatable {
-        /// The folder of OpenCV's Haar cascades; empty: no faces are found.
+        public enum Detector: String, Sendable, CaseIterable {
+            /// YuNet, OpenCV's CNN (`model`).
+            case cnn
+            /// OpenCV's Haar cascades (`cascades`), as builds before the CNN.
+            case haar
+            /// No faces are found.
+            case none
+        }
+
+        public var detector = Detector.cnn
+        /// YuNet's ONNX file, relative to the working directory or absolute.
+        public var model = FaceDetector.defaultModelFile
+        /// The lowest score a face the CNN finds is kept at.
+        public var minScore = FaceDetector.defaultMinScore
+        /// The folder of OpenCV's Haar cascades; empty with `haar`: no faces are found.
         public var cascades = FaceDetector.defaultCascades
     }
 

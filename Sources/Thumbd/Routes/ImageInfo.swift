@@ -26,8 +26,8 @@ enum ImageInfo {
         var duration: Double?
         var codec: String?
         var frameRate: Double?
-        /// Largest first; absent when the server finds no faces (`faces.cascades` empty).
-        var faces: [PixelRect]?
+        /// Largest first; absent when the server finds no faces (`faces.detector: none`).
+        var faces: [DetectedFace]?
 
         enum CodingKeys: String, CodingKey {
             case id, width, height, orientation, format, bytes, alpha, frames, pages, placeholder, color, etag, url, duration, codec
@@ -36,7 +36,7 @@ enum ImageInfo {
         }
     }
 
-    static func representation(id: String, facts: ImageFacts, faces: [PixelRect]?, originalETag: String, url: String,
+    static func representation(id: String, facts: ImageFacts, faces: [DetectedFace]?, originalETag: String, url: String,
                                lastModified: Timestamp?) -> Representation {
         let json = JSONBody.encode(Body(id: id, width: facts.width, height: facts.height, orientation: facts.orientation,
                                         format: facts.format.rawValue, bytes: facts.bytes, alpha: facts.alpha, frames: facts.frames,

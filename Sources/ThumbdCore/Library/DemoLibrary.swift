@@ -5,7 +5,8 @@ import ThumbdProtocol
 /// The demo set written into an empty library, so a first `make run` shows something: real
 /// photographs where the machine has Debian's `mate-backgrounds` (each tagged with its authors
 /// in XMP, so `author` comes from the image itself), else generated ones; and generated
-/// PNG, WebP, AVIF and animated GIF cases. Varied sizes, aspect ratios and formats.
+/// PNG, WebP, AVIF and animated GIF cases; and, where `make run` fetched them (`DemoMedia`),
+/// a photograph of people and a short video clip. Varied sizes, aspect ratios and formats.
 package enum DemoLibrary {
     package struct Item {
         package var name: String
@@ -50,7 +51,7 @@ package enum DemoLibrary {
     package static func photoName(_ index: Int) -> String { String(format: "photos/photo-%02d.jpg", index + 1) }
 
     /// Writes the set when `root` holds no visible entry; returns how many files it wrote.
-    package static func populateIfEmpty(root: String, photos: DemoPhotos? = DemoPhotos()) throws -> Int {
+    package static func populateIfEmpty(root: String, photos: DemoPhotos? = DemoPhotos(), media: DemoMedia? = nil) throws -> Int {
         let fm = FileManager.default
         try fm.createDirectory(atPath: root, withIntermediateDirectories: true)
         let existing = try fm.contentsOfDirectory(atPath: root).filter { !$0.hasPrefix(".") }
@@ -65,6 +66,9 @@ package enum DemoLibrary {
         }
         for (i, item) in generatedGraphics.enumerated() {
             files.append((item.name, { try encode(item, seed: generatedPhotos.count + i) }))
+        }
+        for file in media?.files ?? [] {
+            files.append((file.name, { [UInt8](try Data(contentsOf: URL(fileURLWithPath: file.path))) }))
         }
         for file in files {
             let url = URL(fileURLWithPath: root).appendingPathComponent(file.name)

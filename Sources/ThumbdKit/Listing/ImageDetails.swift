@@ -19,11 +19,12 @@ public struct ImageDetails: Sendable, Hashable, Codable {
     public let etag: String
     public let url: String
     /// The faces the server found, largest first, in the image's pixels after EXIF
-    /// orientation (as `width` and `height` count); nil from a server that finds none.
-    public let faces: [PixelRect]?
+    /// orientation (as `width` and `height` count), each with the detector's score (nil from
+    /// the Haar cascades); nil from a server that finds none.
+    public let faces: [DetectedFace]?
 
     public init(id: String, width: Int, height: Int, orientation: Int = 1, format: String, bytes: Int, alpha: Bool = false,
-                frames: Int = 1, placeholder: String? = nil, color: String? = nil, etag: String, url: String, faces: [PixelRect]? = nil) {
+                frames: Int = 1, placeholder: String? = nil, color: String? = nil, etag: String, url: String, faces: [DetectedFace]? = nil) {
         self.id = id
         self.width = width
         self.height = height

@@ -16,7 +16,7 @@ package final class SourceFaces: Sendable {
     package let detections = Counter()
     private let store: VariantStore
     /// One detection per faces key at a time; the others wait for it.
-    private let running = SingleFlight<Result<[PixelRect], ImagingError>>()
+    private let running = SingleFlight<Result<[DetectedFace], ImagingError>>()
 
     package init(detector: FaceDetector, store: VariantStore, maxPixels: Int) {
         self.detector = detector
@@ -27,8 +27,8 @@ package final class SourceFaces: Sendable {
     /// The faces of `name` (or of one still of it) at `version` whose bytes are `bytes`, largest
     /// first, in those pixels after orientation. Blocking (it may detect): a worker thread calls it.
     package func faces(of name: SourceName, still: LoadedSource.Still? = nil, version: SourceVersion,
-                       bytes: [UInt8]) -> Result<[PixelRect], ImagingError> {
-        let key = ThumbnailKeys.faces(name, still: still, version: version.tag)
+                       bytes: [UInt8]) -> Result<[DetectedFace], ImagingError> {
+        let key = ThumbnailKeys.faces(name, still: still, version: version.tag, model: detector.keyTag)
         if let kept = store.faces(key) { return .success(kept.boxes) }
         return running.run(key.text) { [store, detector, maxPixels, detections] in
             // Kept by a detection that finished just before this one began.
@@ -47,14 +47,14 @@ package final class SourceFaces: Sendable {
     /// The faces of a source's current version: those kept when its version is known without
     /// the bytes (a library file's, a HEAD to the store), so a repeated info request reads no
     /// original; else from the loaded bytes. Blocking: a worker thread calls it.
-    package func faces(of source: some ThumbnailSource) -> Result<[PixelRect], any Error> {
+    package func faces(of source: some ThumbnailSource) -> Result<[DetectedFace], any Error> {
         let known: SourceVersion?
         switch source.knownVersion.map(Result.success) ?? source.checkedVersion() {
         case .success(let version): known = version
         case .failure(let failure): return .failure(failure)
         case nil: known = nil
         }
-        if let known, let kept = store.faces(ThumbnailKeys.faces(source.name, still: nil, version: known.tag)) {
+        if let known, let kept = store.faces(ThumbnailKeys.faces(source.name, still: nil, version: known.tag, model: detector.keyTag)) {
             return .success(kept.boxes)
         }
         switch source.load() {

@@ -47,10 +47,11 @@ package enum ThumbnailKeys {
     /// The faces found in a source version, or in one still of it (a video's poster or
     /// preview, a drawing of a page at one size: their boxes hold for those pixels only).
     /// After the source's prefix and version as a thumbnail's key, never equal to one (those go
-    /// on with their options).
-    package static func faces(_ source: SourceName, still: LoadedSource.Still?, version: VersionTag) -> CacheKey {
+    /// on with their options). `model` is the detector's `keyTag`: faces the Haar cascades found
+    /// keep the key earlier builds gave them (`faces1`), the CNN's have their own.
+    package static func faces(_ source: SourceName, still: LoadedSource.Still?, version: VersionTag, model: String) -> CacheKey {
         let name = still.map { source.text + "|still=" + text($0) } ?? source.text
-        return CacheKey("\(name)|\(version.text)|faces1")
+        return CacheKey("\(name)|\(version.text)|" + (model == "haar" ? "faces1" : "faces-" + model))
     }
 
     /// A vector page's header, kept per source version and page.

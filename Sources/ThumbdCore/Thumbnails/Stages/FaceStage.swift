@@ -21,6 +21,6 @@ struct FaceStage: Sendable {
             logger.warning("faces of \(name.text) cannot be found (crop=face is attention): \(error)")
             return .success([])
         }
-        return found
+        return found.map { $0.map(\.box) }
     }
 }
