@@ -65,9 +65,10 @@ fi
 missing=false
 for name in "${pypi_files[@]}"; do [ -s "$out/$name" ] || missing=true; done
 if $missing; then
-    if ! python3 -m pip download --quiet --no-deps --no-binary :all: --dest "$work/pypi" \
-        face-recognition==1.3.0 >/dev/null 2>&1 && [ ! -s "$work/pypi/$pypi_archive" ]; then
-        echo "cannot download $pypi_archive from PyPI with pip" >&2
+    # The source archive (its tests/ hold the images; the wheel has none).
+    if ! python3 -m pip download --quiet --no-deps --no-binary face-recognition --dest "$work/pypi" \
+        face-recognition==1.3.0 >/dev/null 2>&1; then
+        echo "cannot download $pypi_archive from PyPI with pip (python3 -m pip; Debian's python3-pip)" >&2
         exit 1
     fi
     echo "$pypi_sha256  $work/pypi/$pypi_archive" | sha256sum -c --quiet - || { echo "$pypi_archive: wrong SHA-256" >&2; exit 1; }
@@ -76,7 +77,8 @@ if $missing; then
 fi
 
 for photo in /usr/share/backgrounds/mate/nature/*.jpg; do
-    [ -e "$out/$(basename "$photo")" ] || ln -s "$photo" "$out/"
+    [ -e "$photo" ] || { echo "mate-backgrounds is not installed (scripts/ensure-deps.sh --tests installs it)" >&2; exit 1; }
+    [ -e "$out/$(basename "$photo")" ] || ln -sf "$photo" "$out/"
 done
 for entry in "${debian[@]}"; do
     IFS='|' read -r package folder files <<<"$entry"

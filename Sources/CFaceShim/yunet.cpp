@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -26,47 +27,45 @@ constexpr int kStrides[3] = {8, 16, 32};
 constexpr float kOverlapLimit = 0.3f;
 
 // A net keeps its layers' buffers between runs and is not safe to run on two threads at once:
-// each detection borrows one from this pool and gives it back, so there are never more nets
-// than detections running at one time.
+// each detection borrows one of its model's nets from this pool and gives it back, so there
+// are never more nets of a model than detections of it running at one time.
 class NetPool {
   public:
     struct Lease {
         NetPool *pool;
+        std::string model;
         std::unique_ptr<cv::dnn::Net> net;
         ~Lease() {
-            if (net) pool->giveBack(std::move(net));
+            if (net) pool->giveBack(model, std::move(net));
         }
     };
 
     Lease borrow(const std::string &model) {
         {
             std::lock_guard<std::mutex> lock(mutex_);
-            if (model_ != model) {
-                idle_.clear();
-                model_ = model;
-            }
-            if (!idle_.empty()) {
-                auto net = std::move(idle_.back());
-                idle_.pop_back();
-                return Lease{this, std::move(net)};
+            auto &idle = idle_[model];
+            if (!idle.empty()) {
+                auto net = std::move(idle.back());
+                idle.pop_back();
+                return Lease{this, model, std::move(net)};
             }
         }
         auto net = std::make_unique<cv::dnn::Net>(cv::dnn::readNetFromONNX(model));
         if (net->empty()) throw std::runtime_error("cannot read the face model " + model);
         net->setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
         net->setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
-        return Lease{this, std::move(net)};
+        return Lease{this, model, std::move(net)};
     }
 
   private:
-    void giveBack(std::unique_ptr<cv::dnn::Net> net) {
+    void giveBack(const std::string &model, std::unique_ptr<cv::dnn::Net> net) {
         std::lock_guard<std::mutex> lock(mutex_);
-        idle_.push_back(std::move(net));
+        idle_[model].push_back(std::move(net));
     }
 
     std::mutex mutex_;
-    std::string model_;
-    std::vector<std::unique_ptr<cv::dnn::Net>> idle_;
+    // By model file: a server has one; tests make detectors of two.
+    std::map<std::string, std::vector<std::unique_ptr<cv::dnn::Net>>> idle_;
 };
 
 NetPool &pool() {
@@ -103,7 +102,8 @@ extern "C" int fd_cnn_detect(const unsigned char *rgba, int width, int height, c
             int stride = kStrides[s], columns = paddedWidth / stride, cells = columns * (paddedHeight / stride);
             const float *cls = outputs[3 * s].ptr<float>(), *obj = outputs[3 * s + 1].ptr<float>();
             const float *box = outputs[3 * s + 2].ptr<float>();
-            if (outputs[3 * s].total() < static_cast<size_t>(cells) || outputs[3 * s + 2].total() < static_cast<size_t>(4 * cells)) {
+            if (outputs[3 * s].total() < static_cast<size_t>(cells) || outputs[3 * s + 1].total() < static_cast<size_t>(cells) ||
+                outputs[3 * s + 2].total() < static_cast<size_t>(4 * cells)) {
                 throw std::runtime_error("the face model's outputs do not match its input size");
             }
             for (int i = 0; i < cells; i++) {
@@ -121,11 +121,13 @@ extern "C" int fd_cnn_detect(const unsigned char *rgba, int width, int height, c
         cv::dnn::NMSBoxes(boxes, scores, 0.0f, kOverlapLimit, kept);
         // Clipped to the image (not the padding), largest first.
         std::vector<fd_face> faces;
+        // Clamped before rounding: a box of exp() overflowed is infinite, and lround of that undefined.
+        auto within = [](double value, int limit) { return static_cast<int>(std::lround(std::min<double>(limit, std::max(0.0, value)))); };
         for (int index : kept) {
             const cv::Rect2d &b = boxes[index];
-            int left = std::max(0, static_cast<int>(std::lround(b.x))), top = std::max(0, static_cast<int>(std::lround(b.y)));
-            int right = std::min(width, static_cast<int>(std::lround(b.x + b.width)));
-            int bottom = std::min(height, static_cast<int>(std::lround(b.y + b.height)));
+            if (!std::isfinite(b.x) || !std::isfinite(b.y)) continue;
+            int left = within(b.x, width), top = within(b.y, height);
+            int right = within(b.x + b.width, width), bottom = within(b.y + b.height, height);
             if (right <= left || bottom <= top) continue;
             faces.push_back(fd_face{left, top, right - left, bottom - top, scores[index]});
         }

@@ -8,7 +8,7 @@ import ThumbdProtocol
 /// side (auto-rotated, first frame): the detector never sees a large image, and its time is
 /// bounded by that size. Two models (`CFaceShim`):
 /// - `.cnn`, the default: YuNet, a small CNN (OpenCV's model zoo, 2023), through OpenCV's DNN
-///   module. It finds frontal, three-quarter and tilted faces down to about 1/32 of the longer
+///   module. It finds frontal, three-quarter and tilted faces down to about 1/60 of the longer
 ///   side, each with a score.
 /// - `.cascades`: OpenCV's Haar cascades, four voting: frontal faces only, no score.
 public struct FaceDetector: Sendable {
@@ -71,11 +71,11 @@ public struct FaceDetector: Sendable {
         model = .cascades(folder: cascades)
     }
 
-    /// Names the model in the keys of the faces kept in the tiers: faces one model found are
-    /// not read back after a switch to the other.
+    /// Names the model (and the CNN's lowest score) in the keys of the faces kept in the tiers:
+    /// faces one model found, or found at another `faces.min_score`, are not read back.
     public var keyTag: String {
         switch model {
-        case .cnn: "yunet"
+        case .cnn(_, let minScore): "yunet@" + String(minScore)
         case .cascades: "haar"
         }
     }

@@ -166,6 +166,10 @@ import TestSupport
         #expect(try faces.makeDetector() == nil)
         faces.detector = .cnn
         faces.model = FacePhotos.modelFile
-        #expect(try faces.makeDetector()?.model == .cnn(file: FacePhotos.modelFile, minScore: 0.6))
+        faces.minScore = 0.7
+        #expect(try faces.makeDetector()?.model == .cnn(file: FacePhotos.modelFile, minScore: 0.7))
+        // An empty cascades folder turned faces off before there was a detector to choose.
+        faces.cascades = ""
+        #expect(try faces.makeDetector() == nil)
     }
 }

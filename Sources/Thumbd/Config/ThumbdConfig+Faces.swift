@@ -2,13 +2,14 @@ import Faces
 
 extension ThumbdConfig.Faces {
     /// The detector these keys name, checked now (its file read, its model run once): nil for
-    /// none. A missing or wrong file stops the start with what to do about it.
+    /// none, and for an empty `cascades`, which turned faces off before there was a
+    /// `detector`. A missing or wrong file stops the start with what to do about it.
     func makeDetector() throws(ConfigError) -> FaceDetector? {
+        guard !cascades.isEmpty else { return nil }
         switch detector {
         case .none:
             return nil
         case .haar:
-            guard !cascades.isEmpty else { return nil }
             do {
                 return try FaceDetector(cascades: cascades)
             } catch {

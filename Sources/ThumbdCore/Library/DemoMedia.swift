@@ -14,8 +14,9 @@ package struct DemoMedia: Sendable {
     /// The files found, each a library name and its full path.
     package let files: [(name: String, path: String)]
 
-    /// Those of `people` and `clip` that `folder` holds; nil when it holds neither.
+    /// Those of `people` and `clip` that `folder` holds; nil when it holds neither, or is empty.
     package init?(folder: String) {
+        guard !folder.isEmpty else { return nil }
         let found = [Self.people, Self.clip].compactMap { name -> (name: String, path: String)? in
             let path = folder + "/" + name
             return FileManager.default.fileExists(atPath: path) ? (name, path) : nil
