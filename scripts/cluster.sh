@@ -6,6 +6,10 @@
 #   scripts/cluster.sh status    what runs, and each replica's /health
 #   scripts/cluster.sh purge path=P | url=U   POST /v1/purge to every replica (THUMBD_ADMIN_TOKEN);
 #                                needed only without a shared tier (cache.shared.root)
+#   scripts/cluster.sh varnish start | stop   a Varnish (Debian's varnish and varnish-modules,
+#                                installed as root) on 127.0.0.1:VARNISH_PORT (8089) in front of
+#                                the balancer, with deploy/varnish/thumbd.vcl; prints its URL.
+#                                Replicas started after it purge it (THUMBD_CDN_KIND=varnish).
 # Settings (environment): CLUSTER_DIR (.build/cluster: pid files, caches, logs, nginx prefix),
 # CLUSTER_PORT (8090, the balancer), REPLICA_PORT (8091: replica i listens on REPLICA_PORT+i-1),
 # LIBRARY (./images, shared by all; or s3://BUCKET/PREFIX, a bucket they share, with the store
@@ -113,6 +117,8 @@ start)
     echo "http://127.0.0.1:$port"
     ;;
 stop)
+    vpid=$(cat "$dir/varnish/varnishd.pid" 2>/dev/null || true)
+    if alive "$vpid"; then kill -TERM "$vpid"; rm -f "$dir/varnish/varnishd.pid"; fi
     if alive "$(nginx_pid)"; then nginx -p "$prefix" -c "$prefix/nginx.conf" -s quit > /dev/null 2>&1 || kill "$(nginx_pid)"; fi
     for i in $(running_replicas); do stop_replica "$i"; done
     ;;
@@ -131,6 +137,39 @@ purge)
     done
     echo "removed $total"
     ;;
+varnish)
+    vport="${VARNISH_PORT:-8089}"
+    vdir="$dir/varnish"
+    case "${2:-}" in
+    start)
+        scripts/ensure-deps.sh varnishd=varnish "/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/varnish/vmods/libvmod_xkey.so=varnish-modules"
+        mkdir -p "$vdir"
+        # The repository's VCL, its backend the balancer on loopback.
+        sed -e "s/^    .host = \"balancer\";/    .host = \"127.0.0.1\";/" -e "s/^    .port = \"80\";/    .port = \"$port\";/" \
+            deploy/varnish/thumbd.vcl > "$vdir/thumbd.vcl"
+        if ! alive "$(cat "$vdir/varnishd.pid" 2>/dev/null || true)"; then
+            # As root varnishd runs its workers as Debian's varnish users: they must read its folder.
+            [ "$(id -u)" -ne 0 ] || chmod 755 "$dir" "$vdir"
+            varnishd -a "127.0.0.1:$vport" -T none -f "$vdir/thumbd.vcl" -n "$vdir/work" -P "$vdir/varnishd.pid" \
+                -s malloc,64m -p default_ttl=3600 >> "$vdir/varnishd.log" 2>&1
+        fi
+        for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$vport/health" && break; sleep 0.1; done
+        echo "http://127.0.0.1:$vport"
+        ;;
+    stop)
+        pid=$(cat "$vdir/varnishd.pid" 2>/dev/null || true)
+        if alive "$pid"; then
+            kill -TERM "$pid"
+            for _ in $(seq 1 100); do alive "$pid" || break; sleep 0.1; done
+        fi
+        rm -f "$vdir/varnishd.pid"
+        ;;
+    *)
+        echo "usage: scripts/cluster.sh varnish start | stop" >&2
+        exit 2
+        ;;
+    esac
+    ;;
 status)
     if alive "$(nginx_pid)"; then echo "balancer http://127.0.0.1:$port pid $(nginx_pid)"; else echo "balancer: not running"; fi
     for i in $(running_replicas); do
@@ -143,7 +182,7 @@ status)
     done
     ;;
 *)
-    echo "usage: scripts/cluster.sh start N | stop | status | purge path=P | url=U" >&2
+    echo "usage: scripts/cluster.sh start N | stop | status | purge path=P | url=U | varnish start | stop" >&2
     exit 2
     ;;
 esac

@@ -37,6 +37,9 @@ fi
 # (a mon, an OSD and radosgw: scripts/s3-server.sh).
 if $tests; then
     command -v nginx >/dev/null 2>&1 || packages+=(nginx)
+    # The CDN test puts Debian's Varnish, with varnish-modules' xkey, in front of the balancer.
+    command -v varnishd >/dev/null 2>&1 || packages+=(varnish)
+    compgen -G "/usr/lib/*/varnish/vmods/libvmod_xkey.so" >/dev/null || packages+=(varnish-modules)
     for daemon in ceph-mon ceph-osd radosgw; do command -v "$daemon" >/dev/null 2>&1 || packages+=("$daemon"); done
     command -v radosgw-admin >/dev/null 2>&1 || packages+=(ceph-common)
 fi

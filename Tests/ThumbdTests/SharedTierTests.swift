@@ -301,3 +301,50 @@ extension SharedTierTests {
         #expect(misses(ClusterTests.pass(cluster)).allSatisfy { ClusterTests.targets[10..<20].contains($0) })
     }
 }
+
+/// A real Varnish (Debian's, with varnish-modules' xkey and deploy/varnish/thumbd.vcl) in front
+/// of two replicas behind nginx, sharing the tier: what Varnish caches never reaches thumbd
+/// again, and one purge through the balancer empties every tier, the CDN last.
+extension SharedTierTests {
+    @Test func onePurgeThroughTheBalancerEmptiesVarnishInFront() throws {
+        let tierBucket = try store.makeBucket()
+        let varnishPort = try #require(freeConsecutivePorts(1))
+        let cluster = try ClusterTests.Cluster(images: 4, store: store, environment: [
+            "THUMBD_CACHE_SHARED_ROOT": "s3://\(tierBucket)/cdn/",
+            "THUMBD_CACHE_SHARED_PURGE_INTERVAL": "500ms",
+            "THUMBD_CDN_KIND": "varnish",
+            "THUMBD_CDN_PURGE_URL": "http://127.0.0.1:\(varnishPort)",
+            "THUMBD_CDN_PURGE_TIMEOUT": "2s",
+            "VARNISH_PORT": String(varnishPort),
+        ])
+        try cluster.script("start", "2")
+        defer { _ = try? cluster.script("stop") }
+        try cluster.script("varnish", "start")
+        let targets = (0..<4).flatMap { i in [100, 200, 300].map { "/img/p\(i).jpg?w=\($0)" } }
+        func pass() throws -> [String] {
+            try targets.map { try RawHTTPClient(port: varnishPort, timeout: 30).request("GET", $0).header("X-Varnish-Cache") ?? "none" }
+        }
+        func reachedThumbd() throws -> Int { try cluster.imageRequests(ofReplica: 1) + cluster.imageRequests(ofReplica: 2) }
+        #expect(try pass() == Array(repeating: "miss", count: 12))
+        let reached = try reachedThumbd(), made = try cluster.transforms(replicas: 1...2)
+        #expect(made == 12)
+        #expect(try pass() == Array(repeating: "hit", count: 12))
+        #expect(try reachedThumbd() == reached, "cached in Varnish: the second pass never reaches thumbd")
+
+        let admin = ["Authorization: Bearer cluster-test-token-0123456789"]
+        let purge = try RawHTTPClient(port: cluster.balancerPort, timeout: 30).request("POST", "/v1/purge?path=p0.jpg", headers: admin)
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(purge.body)) as? [String: Any])
+        let cdn = try #require(answer["cdn"] as? [String: Any], "\(purge.text)")
+        #expect(purge.status == 200 && cdn["status"] as? String == "purged" && (cdn["tags"] as? [String])?.count == 1, "\(purge.text)")
+        let after = try pass()
+        #expect(after.prefix(3).allSatisfy { $0 == "miss" } && after.dropFirst(3).allSatisfy { $0 == "hit" }, "\(after)")
+        #expect(try cluster.transforms(replicas: 1...2) == made + 3, "p0's three sizes made again, once each")
+        #expect(try reachedThumbd() == reached + 3)
+
+        // Varnish gone: the purge of thumbd's tiers stands, and the answer says the CDN failed.
+        try cluster.script("varnish", "stop")
+        let orphan = try RawHTTPClient(port: cluster.balancerPort, timeout: 30).request("POST", "/v1/purge?path=p1.jpg", headers: admin)
+        let orphanAnswer = try #require(try JSONSerialization.jsonObject(with: Data(orphan.body)) as? [String: Any])
+        #expect(orphan.status == 200 && (orphanAnswer["cdn"] as? [String: Any])?["status"] as? String == "failed", "\(orphan.text)")
+    }
+}

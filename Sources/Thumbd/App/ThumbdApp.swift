@@ -88,7 +88,8 @@ public final class ThumbdApp: HTTPHandler {
         originals = Self.remoteOriginals(config, kept: originalStore, metrics: metrics, clock: clock, logger: logger)
         let library = Self.libraryBackend(root, config: config, memory: memory, fields: imageFields, kept: originalStore,
                                           pool: pool, metrics: metrics, reading: reading, clock: clock, logger: logger)
-        let endpoint = ThumbnailEndpoint(service: thumbnails, presenter: presenter, watermarks: library.watermarks)
+        let tagging = SurrogateTagging(config.cdn.kind)
+        let endpoint = ThumbnailEndpoint(service: thumbnails, presenter: presenter, watermarks: library.watermarks, tagging: tagging)
         if case .bucket = root {
             transfers = WorkerPool(workers: S3Passthrough.Defaults.transfers, queueLimit: S3Passthrough.Defaults.queuedTransfers,
                                    name: "transfer")
@@ -103,15 +104,20 @@ public final class ThumbdApp: HTTPHandler {
         let catalogs = config.picsum.enabled ? PicsumCatalogs(index: library.index) : nil
         gallery = GalleryRoute(index: library.index, pool: pool, links: links, picsum: catalogs)
         health = HealthRoute(drain: drain)
+        let cdn = config.cdn.kind == .none ? nil : CDNPurge(kind: config.cdn.kind, endpoint: config.cdn.endpoint, service: config.cdn.service,
+                                                            token: config.cdn.token, attempts: config.cdn.purgeAttempts,
+                                                            timeoutSeconds: config.cdn.purgeTimeout, send: CDNPurgeTransport.send)
         metricsRoute = MetricsRoute(metrics: metrics, thumbnails: thumbnails, originals: originals, shared: sharedTier, gauges: gauges,
-                                   memoryPlan: memory, vectors: vectors)
-        imageInfo = ImageInfoRoute(library: library, pool: pool, links: links, faces: faces)
-        remoteInfo = RemoteInfoRoute(authorization: authorization, originals: originals, pool: pool, faces: faces, reading: reading)
+                                   memoryPlan: memory, vectors: vectors, cdn: cdn)
+        imageInfo = ImageInfoRoute(library: library, pool: pool, links: links, faces: faces, tagging: tagging)
+        remoteInfo = RemoteInfoRoute(authorization: authorization, originals: originals, pool: pool, faces: faces, reading: reading,
+                                     tagging: tagging)
         let sharedPurges = sharedStore.map {
             SharedPurges(store: $0, stateFolder: disk?.isHealthy == true ? config.cache.dir : nil,
                          interval: config.cache.shared.purgeInterval, clock: clock, wallClock: wallClock, logger: logger)
         }
-        let sourcePurge = SourcePurge(store: store, shared: sharedTier, originals: originals, library: library, cluster: sharedPurges)
+        let sourcePurge = SourcePurge(store: store, shared: sharedTier, originals: originals, library: library, cluster: sharedPurges,
+                                      cdn: cdn)
         purgeFollower = sharedPurges.map { PurgeFollower(purges: $0, apply: sourcePurge.apply, clock: clock, logger: logger) }
         purge = config.admin.token.isEmpty ? nil : PurgeRoute(token: Array(config.admin.token.utf8), purge: sourcePurge, pool: pool)
         picsum = catalogs.map {

@@ -67,6 +67,13 @@ public enum ConfigLoader {
                 throw ConfigError(key: "cache.shared.root", message: "the shared tier \(bucket) needs keys: THUMBD_S3_ACCESS_KEY and THUMBD_S3_SECRET_KEY (or cache.shared.s3.access_key and cache.shared.s3.secret_key)")
             }
         }
+        if config.cdn.kind == .varnish && config.cdn.purgeURL.isEmpty {
+            throw ConfigError(key: "cdn.purge_url", message: "a Varnish in front needs the address its purges go to (http://varnish:80)")
+        }
+        if [.fastly, .cloudflare].contains(config.cdn.kind) && (config.cdn.service.isEmpty || config.cdn.token.isEmpty) {
+            throw ConfigError(key: "cdn.service", message: "\(config.cdn.kind.rawValue) purges need cdn.service (its "
+                + (config.cdn.kind == .fastly ? "service ID" : "zone ID") + ") and THUMBD_CDN_TOKEN (or cdn.token)")
+        }
         if config.output.autoQualityMin > config.output.autoQualityMax {
             throw ConfigError(key: "output.auto_quality_min", message: "must be at most output.auto_quality_max "
                 + "(\(config.output.autoQualityMax)), got \(config.output.autoQualityMin)")

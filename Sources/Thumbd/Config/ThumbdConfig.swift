@@ -193,6 +193,24 @@ public struct ThumbdConfig: Sendable, Equatable {
         public var key = ""
     }
 
+    /// The CDN in front of the replicas: the tags every cacheable answer carries, and the
+    /// purge each `POST /v1/purge` asks of it (docs/deployment.md, "A CDN in front").
+    public struct CDN: Sendable, Equatable {
+        /// none (no tags, no purge), varnish, fastly or cloudflare.
+        public var kind = CDNKind.none
+        /// Where purges go: a Varnish's address; for Fastly and Cloudflare their API, when not theirs.
+        public var purgeURL = ""
+        /// Fastly's service ID, or Cloudflare's zone ID.
+        public var service = ""
+        /// Fastly's API token, or Cloudflare's (a secret: prefer THUMBD_CDN_TOKEN).
+        public var token = ""
+        public var purgeAttempts = 3
+        public var purgeTimeout = 5.0
+
+        /// Where purges go: `purgeURL`, or the service's API.
+        var endpoint: String { purgeURL.isEmpty ? kind.defaultEndpoint ?? "" : purgeURL }
+    }
+
     public struct Admin: Sendable, Equatable {
         /// The bearer token of `POST /v1/purge`; empty: the endpoint does not exist.
         public var token = ""
@@ -241,6 +259,7 @@ public struct ThumbdConfig: Sendable, Equatable {
     public var logging = Logging()
     public var security = Security()
     public var origins = Origins()
+    public var cdn = CDN()
     public var admin = Admin()
     public var watermark = Watermark()
     public var picsum = Picsum()

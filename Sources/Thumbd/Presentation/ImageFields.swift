@@ -21,10 +21,21 @@ struct ImageFields: Sendable {
         var headers = HTTPHeaders()
         headers.add(.cacheControl, cacheControl)
         if acceptClientHints { headers.add(.acceptCH, ClientHints.accepted) }
+        self.init(headers: headers)
+    }
+
+    private init(headers: HTTPHeaders) {
         self.headers = headers
         var sandboxed = headers
         sandboxed.add(.contentSecurityPolicy, Self.sandbox)
         sandboxedHeaders = sandboxed
+    }
+
+    /// These fields and `extra` after them.
+    func adding(_ extra: HTTPHeaders) -> ImageFields {
+        var headers = headers
+        for field in extra { headers.add(HTTPFieldName(field.name), field.value) }
+        return ImageFields(headers: headers)
     }
 
     /// The fields of a response whose body is of `contentType`.

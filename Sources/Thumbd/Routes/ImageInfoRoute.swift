@@ -16,20 +16,21 @@ struct ImageInfoRoute: Sendable {
     let links: ImageLinks
     /// nil: the answer has no `faces`.
     let faces: SourceFaces?
+    let tagging: SurrogateTagging
 
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {
         do {
             // No parameters: one URL per image, and a typo is a 400, as on the listing.
             try QueryParameters(parsing: request.query).refuse(allBut: [])
             let path = try LibraryPath(encoded: request.path.dropFirst(Self.pathPrefix.count))
-            let accepted = pool.submit { [library, links, faces] in
+            let accepted = pool.submit { [library, links, faces, tagging] in
                 do {
                     let image = try library.info(path)
                     let found = faces.flatMap { faces in try? faces.faces(of: library.source(path, watermark: nil).source).get() }
                     let info = ImageInfo.representation(id: path.value, facts: image.facts, faces: found,
                                                         originalETag: image.originalETag, url: links.url(path.value),
                                                         lastModified: image.lastModified)
-                    responder.respond(info.response(to: request))
+                    responder.respond(tagging.tagged(info.response(to: request), library.sourceName(path)))
                 } catch {
                     responder.respond(Problems.response(for: error))
                 }

@@ -39,9 +39,10 @@ struct LibraryAnswers: Sendable {
     private func original(_ request: HTTPRequest, path: LibraryPath, responder: HTTPResponder) throws {
         switch try library.original(path) {
         case .file(let entry):
-            responder.respond(entry.original.response(to: request))
+            responder.respond(thumbnails.tagging.tagged(entry.original.response(to: request), library.sourceName(path)))
         case .object(let object):
-            let passthrough = S3Passthrough(objects: object.objects, fields: fields, copies: copies)
+            let passthrough = S3Passthrough(objects: object.objects, fields: thumbnails.tagging.fields(fields, for: library.sourceName(path)),
+                                            copies: copies)
             // Several ranges read the whole object into memory: on a worker, as transforms do.
             let runner = S3Passthrough.readsWhole(request) ? pool : transfers ?? pool
             let accepted = runner.submit {

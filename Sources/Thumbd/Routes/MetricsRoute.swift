@@ -14,6 +14,8 @@ struct MetricsRoute: Sendable {
     let memoryPlan: MemoryPlan
     /// Nil when SVG and PDF have no renderer.
     let vectors: VectorSources?
+    /// Nil without a CDN in front.
+    let cdn: CDNPurge?
 
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {
         collect()
@@ -64,6 +66,10 @@ struct MetricsRoute: Sendable {
         metrics.total("thumbd_transforms_cancelled_total", [], thumbnails.transformsCancelled.count)
         metrics.total("thumbd_held_answers_unconfirmed_total", [], thumbnails.staleAnswers.count)
         if let faces = thumbnails.faces { metrics.total("thumbd_face_detections_total", [], faces.detections.count) }
+        if let cdn {
+            metrics.total("thumbd_cdn_purges_total", [("result", "purged")], cdn.purged.count)
+            metrics.total("thumbd_cdn_purges_total", [("result", "failed")], cdn.failed.count)
+        }
         let memoryBudget = thumbnails.memory.usage
         metrics.gauge("thumbd_transform_memory_reserved_bytes", [], memoryBudget.reserved)
         metrics.gauge("thumbd_transforms_waiting_for_memory", [], memoryBudget.waiting)

@@ -7,8 +7,9 @@ import WireCoding
 /// `POST /v1/purge?path=...` or `?url=...`: the source's purge (`SourcePurge`) run on a
 /// worker, and its outcome answered: how many entries went from this replica's tiers; with a
 /// shared tier, its objects of the source and which live replicas have confirmed within a
-/// short wait and which have not yet. Only with `Authorization: Bearer <admin.token>`;
-/// without a configured token the route does not exist.
+/// short wait and which have not yet; with a CDN in front, whether it dropped the source's tag.
+/// Only with `Authorization: Bearer <admin.token>`; without a configured token the route does
+/// not exist.
 struct PurgeRoute: Sendable {
     let token: [UInt8]
     let purge: SourcePurge
@@ -19,11 +20,13 @@ struct PurgeRoute: Sendable {
     struct SharedTierRefusal: HTTPProblem {
         let error: S3Error
         let removed: Int
+        let cdn: CDNPurgeOutcome?
 
         var problem: ProblemDetails {
             var problem = error.problem
             problem.detail = "the shared cache tier's store refused the purge (\(error.refusalText)); this replica's tiers were purged"
             problem.extensions.append(("removed", String(removed)))
+            if let cdn { problem.extensions.append(("cdn_purged", cdn.purged ? "true" : "false")) }
             return problem
         }
     }
@@ -49,9 +52,9 @@ struct PurgeRoute: Sendable {
 
     /// The outcome as JSON, or the shared tier's refusal as a problem.
     static func response(_ outcome: PurgeOutcome) -> HTTPResponse {
-        var answer = Answer(removed: outcome.removed)
+        var answer = Answer(removed: outcome.removed, cdn: outcome.cdn.map(Answer.CDN.init))
         switch outcome.cluster {
-        case .refused(let error): return SharedTierRefusal(error: error, removed: outcome.removed).response
+        case .refused(let error): return SharedTierRefusal(error: error, removed: outcome.removed, cdn: outcome.cdn).response
         case .reached(let shared, let replicas):
             answer.shared = shared
             answer.replicas = .init(confirmed: replicas.confirmed, pending: replicas.pending,
@@ -73,9 +76,31 @@ struct PurgeRoute: Sendable {
             var unpublished: Bool?
         }
 
+        /// What the CDN in front said: `purged` or `failed` (with why), the tags asked, and the
+        /// requests sent, retries counted.
+        struct CDN: Encodable {
+            var status: String
+            var tags: [String]
+            var requests: Int
+            var detail: String?
+
+            init(_ outcome: CDNPurgeOutcome) {
+                status = outcome.purged ? "purged" : "failed"
+                tags = outcome.tags
+                requests = outcome.requests
+                detail = outcome.failure?.text
+            }
+        }
+
         var removed: Int
         var shared: Int?
         var replicas: Replicas?
+        var cdn: CDN?
+
+        init(removed: Int, cdn: CDN?) {
+            self.removed = removed
+            self.cdn = cdn
+        }
     }
 
     /// `Bearer <token>`, compared in constant time.

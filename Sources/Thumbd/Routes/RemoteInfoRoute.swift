@@ -15,6 +15,7 @@ struct RemoteInfoRoute: Sendable {
     let faces: SourceFaces?
     /// What reading facts may use (video limits, the renderers of SVG and PDF).
     let reading: FactReading
+    let tagging: SurrogateTagging
     /// Facts by URL, for the original's version they were read from.
     let known = SharedLRUCache<String, (version: String, facts: ImageFacts)>(capacity: 4096)
 
@@ -25,9 +26,9 @@ struct RemoteInfoRoute: Sendable {
             let query = try QueryParameters(parsing: request.query)
             try query.refuse(allBut: ["url", ThumbnailOptions.expiryParameter, ThumbnailOptions.signatureParameter])
             let url = try ProxyRoute.allowedURL(in: query, originals: originals)
-            let accepted = pool.submit { [known, faces, reading, signer = authorization.signer] in
-                responder.respond(Self.answer(request, url: url, originals: originals, known: known, faces: faces, reading: reading,
-                                              signer: signer))
+            let accepted = pool.submit { [known, faces, reading, tagging, signer = authorization.signer] in
+                responder.respond(tagging.tagged(Self.answer(request, url: url, originals: originals, known: known, faces: faces,
+                                                             reading: reading, signer: signer), .remote(url)))
             }
             if !accepted { throw Overloaded() }
         } catch {

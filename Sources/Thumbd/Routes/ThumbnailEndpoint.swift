@@ -10,6 +10,7 @@ struct ThumbnailEndpoint: Sendable {
     let service: ThumbnailService
     let presenter: ThumbnailPresenter
     let watermarks: any WatermarkImages
+    let tagging: SurrogateTagging
 
     /// Answers `request` with a thumbnail of `transform`: sizes from the request's Client
     /// Hints when it asks for them (a 400 when `w=auto` has none), the format negotiated from
@@ -32,30 +33,31 @@ struct ThumbnailEndpoint: Sendable {
                                          })
         let version = source.knownVersion
         if let hit = service.cached(thumbnail, of: source, at: version) {
-            return responder.respond(presenter.response(to: request, hit, variance: variance))
+            return responder.respond(tagging.tagged(presenter.response(to: request, hit, variance: variance), source.name))
         }
         // Freshness passed, but a tier holds it for the version last known: answered once the
         // source confirms that version, or at once if the source is slow (never behind transforms).
         if version == nil, let held = source.heldVersion, let hit = service.cached(thumbnail, of: source, at: held) {
-            return service.revalidate(of: source, held: held, answerHeld: { [presenter, variance] in
-                responder.respond(presenter.response(to: request, hit, variance: variance))
-            }, miss: { [service, waiter = waiter(responder, request, variance)] version in
+            return service.revalidate(of: source, held: held, answerHeld: { [presenter, variance, tagging, name = source.name] in
+                responder.respond(tagging.tagged(presenter.response(to: request, hit, variance: variance), name))
+            }, miss: { [service, waiter = waiter(responder, request, variance, source.name)] version in
                 service.make(thumbnail, of: source, at: version, for: waiter)
             })
         }
-        service.make(thumbnail, of: source, at: version, for: waiter(responder, request, variance))
+        service.make(thumbnail, of: source, at: version, for: waiter(responder, request, variance, source.name))
     }
 
     /// Answers `request` with the source as it is (a remote original), fetched once for
     /// every request that asks for it meanwhile.
     func original(_ request: HTTPRequest, of source: some ThumbnailSource, responder: HTTPResponder) {
-        service.original(of: source, for: waiter(responder, request, .none))
+        service.original(of: source, for: waiter(responder, request, .none, source.name))
     }
 
-    private func waiter(_ responder: HTTPResponder, _ request: HTTPRequest, _ variance: AnswerVariance) -> ThumbnailService.Waiter {
+    private func waiter(_ responder: HTTPResponder, _ request: HTTPRequest, _ variance: AnswerVariance,
+                        _ name: SourceName) -> ThumbnailService.Waiter {
         ThumbnailService.Waiter(isCancelled: { responder.isCancelled },
-                                deliver: { [presenter] answer in
-                                    responder.respond(presenter.response(to: request, answer, variance: variance))
+                                deliver: { [presenter, tagging] answer in
+                                    responder.respond(tagging.tagged(presenter.response(to: request, answer, variance: variance), name))
                                 })
     }
 }

@@ -28,4 +28,6 @@ package struct PurgeOutcome: Sendable {
     package var removed: Int
     /// Nil without a shared tier.
     package var cluster: Cluster?
+    /// Nil without a CDN in front.
+    package var cdn: CDNPurgeOutcome?
 }

@@ -1,7 +1,9 @@
 /// The purge of one source from every tier thumbd keeps: this replica's memory and disk
 /// tiers (and, for a remote original or a bucket's image, the original kept of it); then, with
 /// a shared tier, its objects there and a record every other replica applies to its own tiers
-/// (`SharedPurges`, followed by `PurgeFollower`). Blocking: a worker thread runs it.
+/// (`SharedPurges`, followed by `PurgeFollower`); last, with a CDN in front (`cdn.kind`), the
+/// answers it filed under the source's tag (`CDNPurge`, asked by this replica only). Blocking:
+/// a worker thread runs it.
 package struct SourcePurge: Sendable {
     let store: VariantStore
     /// The shared tier's objects; nil without one.
@@ -11,28 +13,36 @@ package struct SourcePurge: Sendable {
     let library: any LibraryBackend
     /// Nil without a shared tier.
     package let cluster: SharedPurges?
+    /// Nil without a CDN in front.
+    package let cdn: CDNPurge?
 
     package init(store: VariantStore, shared: SharedTier?, originals: RemoteOriginals?, library: any LibraryBackend,
-                 cluster: SharedPurges?) {
+                 cluster: SharedPurges?, cdn: CDNPurge? = nil) {
         self.store = store
         self.shared = shared
         self.originals = originals
         self.library = library
         self.cluster = cluster
+        self.cdn = cdn
     }
 
     /// The purge asked of this replica: local, then shared, then told to the others, whose
-    /// confirmations are waited for about two rounds of their following.
+    /// confirmations are waited for about two rounds of their following; then the CDN, so that
+    /// what it asks for again is made anew.
     package func run(_ target: PurgeTarget) -> PurgeOutcome {
         var outcome = PurgeOutcome(removed: local(target))
-        guard let cluster else { return outcome }
+        if let cluster { outcome.cluster = beyond(target, cluster) }
+        outcome.cdn = cdn?.purge(tags: [SurrogateKeys.sourceTag(target.sourceName(in: library))])
+        return outcome
+    }
+
+    /// The shared tier's objects of the source, and the record the other replicas apply.
+    private func beyond(_ target: PurgeTarget, _ cluster: SharedPurges) -> PurgeOutcome.Cluster {
         var removedShared: Int?
         switch shared?.removeAll(sourcePrefix: target.sourceName(in: library).keyPrefix) {
         case .success(let count): removedShared = count
         // A denial is the operator's to mend: said as what it is, nothing published.
-        case .failure(let error) where error.isRefusal:
-            outcome.cluster = .refused(error)
-            return outcome
+        case .failure(let error) where error.isRefusal: return .refused(error)
         case .failure, nil: break
         }
         let replicas: PurgeOutcome.Replicas
@@ -41,8 +51,7 @@ package struct SourcePurge: Sendable {
         } else {
             replicas = PurgeOutcome.Replicas(confirmed: [cluster.replica], pending: [], unpublished: true)
         }
-        outcome.cluster = .reached(shared: removedShared, replicas: replicas)
-        return outcome
+        return .reached(shared: removedShared, replicas: replicas)
     }
 
     /// Another replica's purge, applied to this one's own tiers.
