@@ -7,6 +7,7 @@ import Testing
     @Test(arguments: [
         PurgeTarget.library(try! LibraryPath(decoded: "trips/été 1/a+b.jpg")),
         .remote("https://images.example.com/a.jpg?size=large&v=2"),
+        .folder(try! LibraryPath(decoded: "trips/2024")),
     ])
     func aRecordReadsBackAsPublished(_ target: PurgeTarget) {
         let record = PurgeRecord(target: target)
@@ -16,6 +17,8 @@ import Testing
     @Test func theJSONFormNamesTheTarget() {
         let record = PurgeRecord(target: .library(try! LibraryPath(decoded: "trips/a.jpg")))
         #expect(String(decoding: record.bytes, as: UTF8.self) == #"{"target":{"path":"trips/a.jpg"}}"#)
+        #expect(String(decoding: PurgeRecord(target: .folder(try! LibraryPath(decoded: "trips"))).bytes, as: UTF8.self)
+                == #"{"target":{"folder":"trips"}}"#)
     }
 
     /// Records published by builds before the typed record, still in the store for a day.

@@ -49,6 +49,22 @@ import TestSupport
         #expect(try get("/img/b.jpg?w=50").header("X-Cache") == "memory")
     }
 
+    /// `folder=`: every image under the folder, at any depth, and nothing beside it (not a
+    /// folder whose name merely starts the same, nor a file named like it).
+    @Test func aFolderPurgeRemovesEveryImageUnderItAndNoOther() throws {
+        let f = try LibraryFixture(files: ["trips/a.jpg": Self.photo, "trips/2024/b.jpg": Self.other, "tripsx/c.jpg": Self.photo,
+                                           "trips.jpg": Self.other]) { $0.admin.token = Self.token }
+        func get(_ target: String) throws -> RawHTTPClient.Response { try RawHTTPClient(port: f.port).request("GET", target) }
+        let targets = ["/img/trips/a.jpg?w=50", "/img/trips/2024/b.jpg?w=50", "/img/tripsx/c.jpg?w=50", "/img/trips.jpg?w=50"]
+        for target in targets { #expect(try get(target).status == 200) }
+        let answer = try purge(f.port, "folder=trips/")
+        let removed = try #require(try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Int])
+        #expect(answer.status == 200 && removed["removed"] == 4, "two variants, each in memory and on disk: \(answer.text)")
+        #expect(try targets.map { try get($0).header("X-Cache") } == ["miss", "miss", "memory", "memory"])
+        #expect(try purge(f.port, "folder=trips&path=trips/a.jpg").status == 400)
+        #expect(try purge(f.port, "folder=../etc").status == 404)
+    }
+
     @Test func aPurgeRacingFiftyReadersServesOnlyWholeVariants() throws {
         let f = try LibraryFixture(files: ["a.jpg": Self.photo]) { $0.admin.token = Self.token }
         let port = f.port

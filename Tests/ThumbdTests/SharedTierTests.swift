@@ -317,6 +317,10 @@ extension SharedTierTests {
             "THUMBD_CDN_PURGE_TIMEOUT": "2s",
             "VARNISH_PORT": String(varnishPort),
         ])
+        // Two more under a folder, for a folder's purge.
+        let bucket = String(cluster.library.dropFirst("s3://".count).dropLast())
+        try store.put(bucket, ["trips/t0.jpg": try ImageSynthesis.pattern(width: 320, height: 240, seed: 40).encode(.jpeg),
+                               "trips/t1.jpg": try ImageSynthesis.pattern(width: 320, height: 240, seed: 41).encode(.jpeg)])
         try cluster.script("start", "2")
         defer { _ = try? cluster.script("stop") }
         try cluster.script("varnish", "start")
@@ -340,6 +344,20 @@ extension SharedTierTests {
         #expect(after.prefix(3).allSatisfy { $0 == "miss" } && after.dropFirst(3).allSatisfy { $0 == "hit" }, "\(after)")
         #expect(try cluster.transforms(replicas: 1...2) == made + 3, "p0's three sizes made again, once each")
         #expect(try reachedThumbd() == reached + 3)
+
+        // A folder's purge: both images under it miss in Varnish and are made again; the rest stays.
+        let folderTargets = ["/img/trips/t0.jpg?w=100", "/img/trips/t1.jpg?w=100", "/img/p2.jpg?w=100"]
+        func folderPass() throws -> [String] {
+            try folderTargets.map { try RawHTTPClient(port: varnishPort, timeout: 30).request("GET", $0).header("X-Varnish-Cache") ?? "none" }
+        }
+        #expect(try folderPass() == ["miss", "miss", "hit"])
+        #expect(try folderPass() == ["hit", "hit", "hit"])
+        let beforeFolder = try cluster.transforms(replicas: 1...2)
+        let folderPurge = try RawHTTPClient(port: cluster.balancerPort, timeout: 30).request("POST", "/v1/purge?folder=trips", headers: admin)
+        let folderCDN = (try JSONSerialization.jsonObject(with: Data(folderPurge.body)) as? [String: Any])?["cdn"] as? [String: Any]
+        #expect(folderPurge.status == 200 && folderCDN?["status"] as? String == "purged", "\(folderPurge.text)")
+        #expect(try folderPass() == ["miss", "miss", "hit"])
+        #expect(try cluster.transforms(replicas: 1...2) == beforeFolder + 2)
 
         // Varnish gone: the purge of thumbd's tiers stands, and the answer says the CDN failed.
         try cluster.script("varnish", "stop")

@@ -4,7 +4,8 @@ import ThumbdCore
 import ThumbdProtocol
 import WireCoding
 
-/// `POST /v1/purge?path=...` or `?url=...`: the source's purge (`SourcePurge`) run on a
+/// `POST /v1/purge?path=...`, `?folder=...` or `?url=...`: the source's (or every library
+/// source's under the folder) purge (`SourcePurge`) run on a
 /// worker, and its outcome answered: how many entries went from this replica's tiers; with a
 /// shared tier, its objects of the source and which live replicas have confirmed within a
 /// short wait and which have not yet; with a CDN in front, whether it dropped the source's tag.
@@ -111,21 +112,25 @@ struct PurgeRoute: Sendable {
         guard ConstantTime.equal(Array(value.dropFirst(7).trimmingOWS().utf8), token) else { throw Unauthorized() }
     }
 
-    /// Exactly one of `path` and `url`.
+    /// Exactly one of `path`, `url` and `folder`.
     static func target(_ query: QueryParameters) throws -> PurgeTarget {
-        try query.refuse(allBut: ["path", "url"])
-        let paths = query.pairs.filter { $0.name == "path" }, urls = query.pairs.filter { $0.name == "url" }
-        switch (paths.count, urls.count) {
-        case (1, 0):
-            return .library(try LibraryPath(encoded: Substring(PercentCoding.encode(paths[0].value, keepingSlashes: true))))
-        case (0, 1):
-            _ = try OriginFetcher.host(of: urls[0].value)
-            return .remote(urls[0].value)
-        case (0, 0):
-            throw ParameterError(parameter: "path", detail: "give path (a library image) or url (a remote original)")
-        default:
-            throw ParameterError(parameter: paths.count > 1 ? "path" : "url",
-                                 detail: "give exactly one of path and url, once")
+        try query.refuse(allBut: ["path", "url", "folder"])
+        let given = ["path", "url", "folder"].map { name in query.pairs.filter { $0.name == name } }
+        guard given.map(\.count).reduce(0, +) == 1 else {
+            let named = ["path", "url", "folder"].enumerated().first { given[$0.offset].count > 0 }?.element ?? "path"
+            throw ParameterError(parameter: named, detail: given.allSatisfy(\.isEmpty)
+                ? "give path (a library image), folder (every image under a library folder) or url (a remote original)"
+                : "give exactly one of path, folder and url, once")
         }
+        func libraryPath(_ value: String) throws -> LibraryPath {
+            try LibraryPath(encoded: Substring(PercentCoding.encode(value, keepingSlashes: true)))
+        }
+        if let path = given[0].first { return .library(try libraryPath(path.value)) }
+        if let url = given[1].first {
+            _ = try OriginFetcher.host(of: url.value)
+            return .remote(url.value)
+        }
+        let folder = given[2][0].value
+        return .folder(try libraryPath(folder.hasSuffix("/") ? String(folder.dropLast()) : folder))
     }
 }

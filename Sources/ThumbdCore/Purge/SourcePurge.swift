@@ -32,18 +32,25 @@ package struct SourcePurge: Sendable {
     package func run(_ target: PurgeTarget) -> PurgeOutcome {
         var outcome = PurgeOutcome(removed: local(target))
         if let cluster { outcome.cluster = beyond(target, cluster) }
-        outcome.cdn = cdn?.purge(tags: [SurrogateKeys.sourceTag(target.sourceName(in: library))])
+        outcome.cdn = cdn?.purge(tags: [target.cdnTag(in: library)])
         return outcome
     }
 
     /// The shared tier's objects of the source, and the record the other replicas apply.
     private func beyond(_ target: PurgeTarget, _ cluster: SharedPurges) -> PurgeOutcome.Cluster {
         var removedShared: Int?
-        switch shared?.removeAll(sourcePrefix: target.sourceName(in: library).keyPrefix) {
-        case .success(let count): removedShared = count
-        // A denial is the operator's to mend: said as what it is, nothing published.
-        case .failure(let error) where error.isRefusal: return .refused(error)
-        case .failure, nil: break
+        // The tier files objects by source: a folder's are those of each image listed under it.
+        let prefixes = switch target {
+        case .folder: target.libraryPaths(in: library).map { library.sourceName($0).keyPrefix }
+        case .library, .remote: [target.keyPrefix(in: library)]
+        }
+        for prefix in prefixes {
+            switch shared?.removeAll(sourcePrefix: prefix) {
+            case .success(let count): removedShared = (removedShared ?? 0) + count
+            // A denial is the operator's to mend: said as what it is, nothing published.
+            case .failure(let error) where error.isRefusal: return .refused(error)
+            case .failure, nil: break
+            }
         }
         let replicas: PurgeOutcome.Replicas
         if let record = cluster.publish(PurgeRecord(target: target)) {
@@ -59,11 +66,11 @@ package struct SourcePurge: Sendable {
         _ = local(record.target)
     }
 
-    /// The source's entries removed from this replica's tiers; how many went.
+    /// The source's (or the folder's) entries removed from this replica's tiers; how many went.
     func local(_ target: PurgeTarget) -> Int {
-        let removed = store.purge(prefix: target.sourceName(in: library).keyPrefix)
+        let removed = store.purge(prefix: target.keyPrefix(in: library))
         switch target {
-        case .library(let path): return removed + library.forget(path)
+        case .library, .folder: return removed + target.libraryPaths(in: library).map(library.forget).reduce(0, +)
         case .remote(let url): return removed + (originals?.forget(url) ?? 0)
         }
     }
