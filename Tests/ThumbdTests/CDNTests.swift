@@ -121,6 +121,28 @@ import TestSupport
                 == SurrogateKeys.tags(of: .library("other.jpg")).joined(separator: ","))
     }
 
+    /// The shared caches' directives, added to `output.cache_control` when set.
+    @Test func sharedCachesGetTheirOwnDirectives() throws {
+        let photo = try ImageSynthesis.pattern(width: 320, height: 240, seed: 7).encode(.jpeg)
+        let f = try LibraryFixture(files: ["a.jpg": photo]) { config in
+            config.output.sMaxAge = 604_800
+            config.output.staleWhileRevalidate = 60
+            config.output.staleIfError = 86_400
+        }
+        let client = try RawHTTPClient(port: f.port)
+        for target in ["/img/a.jpg?w=80", "/img/a.jpg"] {
+            #expect(try client.request("GET", target).header("Cache-Control")
+                    == "public, max-age=86400, s-maxage=604800, stale-while-revalidate=60, stale-if-error=86400", "\(target)")
+        }
+        var output = ThumbdConfig.Output()
+        output.cacheControl = "public, max-age=60, s-maxage=120"
+        output.sMaxAge = 600
+        #expect(output.imageCacheControl == "public, max-age=60, s-maxage=120", "cache_control's own directive wins")
+        let plain = try LibraryFixture(files: ["a.jpg": photo])
+        #expect(try RawHTTPClient(port: plain.port).request("GET", "/img/a.jpg?w=80").header("Cache-Control") == "public, max-age=86400",
+                "none by default")
+    }
+
     @Test func aPurgeAsksTheCDNLastAndStandsWhenTheCDNFails() throws {
         let server = try RecordingServer()
         let f = try Self.fixture(.fastly, purgeURL: server.url)

@@ -63,7 +63,7 @@ import TestSupport
         #expect(c.cache.memoryBytes == 256 << 20 && c.cache.diskBytes == 2_000_000_000 && c.limits.maxSourceBytes == 1 << 20)
         #expect(c.server.headerTimeout == 0.5 && c.server.idleTimeout == 120 && c.server.drainSeconds == 3)
         #expect(ConfigValue.size("1.5KiB") == 1536 && ConfigValue.size("0") == 0 && ConfigValue.size("12XB") == nil)
-        #expect(ConfigValue.duration("1h") == 3600 && ConfigValue.duration("-1s") == nil && ConfigValue.duration("s") == nil)
+        #expect(ConfigValue.duration("1h") == 3600 && ConfigValue.duration("7d") == 604_800 && ConfigValue.duration("-1s") == nil && ConfigValue.duration("s") == nil)
     }
 
     @Test(arguments: [

@@ -63,7 +63,7 @@ public final class ThumbdApp: HTTPHandler {
             : DiskCache(directory: config.cache.dir, capacityBytes: config.cache.diskBytes, clock: clock,
                         report: { logger.warning("\($0)") })
         self.disk = disk
-        let imageFields = ImageFields(cacheControl: config.output.cacheControl, acceptClientHints: config.output.clientHints)
+        let imageFields = ImageFields(cacheControl: config.output.imageCacheControl, acceptClientHints: config.output.clientHints)
         let presenter = ThumbnailPresenter(fields: imageFields)
         let sharedStore = config.sharedClient(clock: clock).map {
             // Its requests are counted by the tier's own metrics, not as the library's.

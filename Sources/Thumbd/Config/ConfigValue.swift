@@ -19,7 +19,7 @@ public enum ConfigValue {
     /// Seconds: `10`, `10s`, `500ms`, `2m`, `1h`, `1.5s`.
     static func duration(_ text: String) -> Double? {
         let t = text.trimmedValue()
-        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400)]
         for (suffix, factor) in units where t.hasSuffix(suffix) {
             return number(Substring(t.dropLast(suffix.count).trimmedValue())).map { $0 * factor }
         }

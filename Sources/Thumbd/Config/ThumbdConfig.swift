@@ -111,6 +111,10 @@ public struct ThumbdConfig: Sendable, Equatable {
         /// differ from the same sizes made alone, so off by default).
         public var sharedDecode = false
         public var cacheControl = "public, max-age=86400"
+        /// Directives for shared caches, added to `cacheControl` when set (seconds; 0: not sent).
+        public var sMaxAge = 0.0
+        public var staleWhileRevalidate = 0.0
+        public var staleIfError = 0.0
         /// Progressive JPEG and interlaced PNG when a request gives no `pr`.
         public var progressive = false
         /// `Accept-CH` on image responses too (the gallery page always sends it).
