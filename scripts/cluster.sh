@@ -145,7 +145,7 @@ varnish)
         scripts/ensure-deps.sh varnishd=varnish "/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/varnish/vmods/libvmod_xkey.so=varnish-modules"
         mkdir -p "$vdir"
         # The repository's VCL, its backend the balancer on loopback.
-        sed -e "s/^    .host = \"balancer\";/    .host = \"127.0.0.1\";/" -e "s/^    .port = \"80\";/    .port = \"$port\";/" \
+        sed -e "s/^    .host = \"balancer\";/    .host = \"127.0.0.1\";/" -e "s/^    .port = \"8080\";/    .port = \"$port\";/" \
             deploy/varnish/thumbd.vcl > "$vdir/thumbd.vcl"
         if ! alive "$(cat "$vdir/varnishd.pid" 2>/dev/null || true)"; then
             # As root varnishd runs its workers as Debian's varnish users: they must read its folder.

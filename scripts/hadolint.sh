@@ -15,5 +15,5 @@ else
 fi
 # The image's Dockerfile, the bundled store's, and the stand-ins scripts/docker-test.sh seeds
 # its base images with.
-"$lint" Dockerfile deploy/cluster/store/Dockerfile scripts/docker/*.Dockerfile
-echo "hadolint: Dockerfile, deploy/cluster/store/Dockerfile and scripts/docker/*.Dockerfile pass"
+"$lint" Dockerfile deploy/cluster/store/Dockerfile deploy/varnish/Dockerfile scripts/docker/*.Dockerfile
+echo "hadolint: Dockerfile, deploy/cluster/store/Dockerfile, deploy/varnish/Dockerfile and scripts/docker/*.Dockerfile pass"

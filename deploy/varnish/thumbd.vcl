@@ -8,10 +8,10 @@ vcl 4.1;
 
 import xkey;
 
-# thumbd's balancer, or a replica. The compose file and the tests write their own address here.
+# thumbd's balancer (deploy/cluster/compose.yaml's nginx), or a replica; scripts/cluster.sh writes its own.
 backend thumbd {
     .host = "balancer";
-    .port = "80";
+    .port = "8080";
 }
 
 # Who may purge: thumbd's replicas. Loopback, and the private ranges a compose network uses.

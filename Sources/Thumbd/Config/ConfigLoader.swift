@@ -68,7 +68,7 @@ public enum ConfigLoader {
             }
         }
         if config.cdn.kind == .varnish && config.cdn.purgeURL.isEmpty {
-            throw ConfigError(key: "cdn.purge_url", message: "a Varnish in front needs the address its purges go to (http://varnish:80)")
+            throw ConfigError(key: "cdn.purge_url", message: "a Varnish in front needs the address its purges go to (http://varnish:80 in the compose file)")
         }
         if [.fastly, .cloudflare].contains(config.cdn.kind) && (config.cdn.service.isEmpty || config.cdn.token.isEmpty) {
             throw ConfigError(key: "cdn.service", message: "\(config.cdn.kind.rawValue) purges need cdn.service (its "

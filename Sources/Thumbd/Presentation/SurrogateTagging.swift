@@ -2,8 +2,8 @@ import HTTP
 import ThumbdCore
 
 /// The tags (`SurrogateKeys`) on every answer a CDN may cache, in the header and form of the
-/// CDN `cdn.kind` names: thumbnails and posters, originals, image info, Picsum's. Nothing with
-/// `cdn.kind: none`.
+/// CDN `cdn.kind` names: thumbnails and posters, originals, image info, Picsum's images (its
+/// JSON answers are never stored). Nothing with `cdn.kind: none`.
 struct SurrogateTagging: Sendable {
     private let field: (name: HTTPFieldName, separator: String)?
 

@@ -100,8 +100,7 @@ struct PicsumRoute: Sendable {
     private func info(_ request: HTTPRequest, _ pick: PicsumTarget.Pick, _ catalog: PicsumCatalog, _ responder: HTTPResponder) throws {
         guard let entry = catalog.entry(pick) else { throw PicsumCatalog.Missing(pick: pick) }
         let links = PicsumLinks(for: request, signer: signer, images: links)
-        let tags = answers.thumbnails.tagging.headers(for: answers.library.sourceName(try LibraryPath(decoded: entry.item.path)))
-        responder.respond(Self.json(JSONBody.encode(PicsumImageInfo(entry, links: links)), headers: tags))
+        responder.respond(Self.json(JSONBody.encode(PicsumImageInfo(entry, links: links)), headers: HTTPHeaders()))
     }
 
     /// A page of images in path order; `Link` to the previous page (after the first) and the
