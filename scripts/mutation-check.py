@@ -203,7 +203,7 @@ MUTATIONS = [
      "FaceDetectorTests.aMissingOrWrongModelStopsTheDetectorBeingMade"),
     # The CDN in front (issue 53).
     ("cdn-purge-skipped", "Sources/ThumbdCore/Purge/SourcePurge.swift",
-     "        outcome.cdn = cdn?.purge(tags: [SurrogateKeys.sourceTag(target.sourceName(in: library))])",
+     "        outcome.cdn = cdn?.purge(tags: [target.cdnTag(in: library)])",
      "        outcome.cdn = nil",
      "CDNTaggingTests"),
     ("cdn-tags-without-folders", "Sources/ThumbdCore/CDN/SurrogateKeys.swift",
@@ -311,14 +311,16 @@ def sync_tree():
     os.makedirs(TREE, exist_ok=True)
     # What the tests read besides the sources: the scripts that start stores and clusters, the
     # deploy files, the configuration and the documents.
-    for entry in ["Package.swift", "Sources", "Plugins", "Tests", "scripts", "deploy", "config", "docs", "README.md"]:
+    for entry in ["Package.swift", "Dockerfile", "Sources", "Plugins", "Tests", "scripts", "deploy", "config", "docs", "README.md"]:
         src, dst = os.path.join(ROOT, entry), os.path.join(TREE, entry)
         if os.path.isdir(src):
             subprocess.check_call(["rsync", "-a", "--delete", src + "/", dst + "/"])
         else:
             shutil.copy2(src, dst)
-    # The face tests' photographs, fetched into the tree's own build folder once.
-    subprocess.check_call([os.path.join(TREE, "scripts", "face-photos.sh")], cwd=TREE)
+    # The face tests' photographs, the face model and the demo's media, fetched into the
+    # tree's own build folder once.
+    for script in ["face-photos.sh", "face-model.sh", "demo-media.sh"]:
+        subprocess.check_call([os.path.join(TREE, "scripts", script)], cwd=TREE)
 
 
 def main():
