@@ -151,9 +151,10 @@ def main():
         origin = n - c.get("cdn", 0)
         scale = o.rate / n
         cpu = sum(c.get(k, 0) * CPU[k] for k in CPU) * scale
-        # A transform reads its original (a bucket library: one GET) and writes the tier (a PUT);
-        # a shared hit is one GET. A folder library reads no store for originals.
-        store = (c.get("transform", 0) * (1 if o.no_shared else 2) + c.get("shared", 0)) * scale
+        # For a bucket library: a transform first asks the shared tier (a GET that misses), reads
+        # its original (a GET) and writes the tier (a PUT); a shared hit is one GET. (A folder
+        # library reads no original from the store: one request fewer per transform.)
+        store = (c.get("transform", 0) * (1 if o.no_shared else 3) + c.get("shared", 0)) * scale
         def share(k):
             return f"{100 * c.get(k, 0) / max(1, origin):.1f} %"
         print(f"| {name} | {100 * c.get('cdn', 0) / n:.1f} % | {origin * scale:,.0f} | {share('memory')} | {share('disk')} | "

@@ -9,7 +9,8 @@
 #   scripts/cluster.sh varnish start | stop   a Varnish (Debian's varnish and varnish-modules,
 #                                installed as root) on 127.0.0.1:VARNISH_PORT (8089) in front of
 #                                the balancer, with deploy/varnish/thumbd.vcl; prints its URL.
-#                                Replicas started after it purge it (THUMBD_CDN_KIND=varnish).
+#                                Replicas started after it tag answers for it and purge it with
+#                                THUMBD_CDN_KIND=varnish THUMBD_CDN_PURGE_URL=http://127.0.0.1:VARNISH_PORT.
 # Settings (environment): CLUSTER_DIR (.build/cluster: pid files, caches, logs, nginx prefix),
 # CLUSTER_PORT (8090, the balancer), REPLICA_PORT (8091: replica i listens on REPLICA_PORT+i-1),
 # LIBRARY (./images, shared by all; or s3://BUCKET/PREFIX, a bucket they share, with the store

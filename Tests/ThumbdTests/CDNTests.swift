@@ -115,10 +115,29 @@ import TestSupport
             #expect(answer.status == 200 && answer.header("Surrogate-Key") == expected, "\(target): \(answer.header("Surrogate-Key") ?? "none")")
         }
         #expect(try client.request("GET", "/health").header("Surrogate-Key") == nil)
+        // A problem is never stored by a CDN: no tags.
+        let missing = try client.request("GET", "/img/trips/none.jpg?w=100")
+        #expect(missing.status == 404 && missing.header("Surrogate-Key") == nil)
         // Cloudflare's form: commas.
         let cloudflare = try Self.fixture(.cloudflare, purgeURL: server.url)
         #expect(try RawHTTPClient(port: cloudflare.port).request("GET", "/img/other.jpg?w=50").header("Cache-Tag")
                 == SurrogateKeys.tags(of: .library("other.jpg")).joined(separator: ","))
+    }
+
+    /// The CDN's settings are checked at start: what its purge needs, naming the key.
+    @Test func aCDNWithoutWhatItsPurgeNeedsStopsTheStart() throws {
+        for (settings, key) in [(["THUMBD_CDN_KIND": "varnish"], "cdn.purge_url"), (["THUMBD_CDN_KIND": "fastly", "THUMBD_CDN_TOKEN": "t"], "cdn.service"),
+                                (["THUMBD_CDN_KIND": "cloudflare", "THUMBD_CDN_SERVICE": "zone1"], "cdn.service")] {
+            do {
+                _ = try ConfigLoader.load(file: nil, environment: settings)
+                Issue.record("\(settings) was accepted")
+            } catch {
+                #expect(error.key == key, "\(settings): \(error)")
+            }
+        }
+        let loaded = try ConfigLoader.load(file: nil, environment: ["THUMBD_CDN_KIND": "varnish", "THUMBD_CDN_PURGE_URL": "http://127.0.0.1:1"])
+        #expect(loaded.warnings.contains { $0.contains("admin.token is empty") })
+        #expect(throws: ConfigError.self) { try ConfigLoader.load(file: nil, environment: ["THUMBD_CDN_SERVICE": "a/../b"]) }
     }
 
     /// The shared caches' directives, added to `output.cache_control` when set.

@@ -14,13 +14,13 @@ backend thumbd {
     .port = "8080";
 }
 
-# Who may purge: thumbd's replicas. Loopback, and the private ranges a compose network uses.
+# Who may purge: thumbd's replicas. Loopback, and deploy/cluster/compose.yaml's network: name
+# your replicas' addresses here, no wider (a tag is the same everywhere, and a purge of the
+# library root's tag empties the cache).
 acl purgers {
     "127.0.0.1";
     "::1";
-    "10.0.0.0"/8;
-    "172.16.0.0"/12;
-    "192.168.0.0"/16;
+    "172.28.0.0"/16;
 }
 
 sub vcl_recv {
@@ -44,10 +44,15 @@ sub vcl_recv {
 }
 
 sub vcl_backend_response {
-    # thumbd's Cache-Control says what may be kept and for how long (s-maxage first), and its
-    # Vary (Accept, for fm=auto) what else an answer depends on: Varnish follows both. Answers
-    # past their time are kept a while to be served while fetched again, or if thumbd fails.
-    set beresp.grace = 1h;
+    # thumbd's Cache-Control says what may be kept and for how long (s-maxage first, and
+    # stale-while-revalidate as grace), and its Vary (Accept, for fm=auto) what else an answer
+    # depends on. What it says not to keep (no-store, no-cache, private: problems, listings,
+    # info, metrics) is passed, as Varnish's built-in rules do, which this VCL would skip.
+    if (beresp.http.Cache-Control ~ "(?i)(no-store|no-cache|private)" || beresp.http.Vary == "*") {
+        set beresp.ttl = 120s;
+        set beresp.uncacheable = true;
+        return (deliver);
+    }
     return (deliver);
 }
 

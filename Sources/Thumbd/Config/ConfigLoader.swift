@@ -74,6 +74,10 @@ public enum ConfigLoader {
             throw ConfigError(key: "cdn.service", message: "\(config.cdn.kind.rawValue) purges need cdn.service (its "
                 + (config.cdn.kind == .fastly ? "service ID" : "zone ID") + ") and THUMBD_CDN_TOKEN (or cdn.token)")
         }
+        if config.cdn.kind != .none && config.admin.token.isEmpty {
+            warnings.append("cdn.kind is \(config.cdn.kind.rawValue) but admin.token is empty: there is no POST /v1/purge, "
+                + "and the CDN keeps answers until they expire")
+        }
         if config.output.autoQualityMin > config.output.autoQualityMax {
             throw ConfigError(key: "output.auto_quality_min", message: "must be at most output.auto_quality_max "
                 + "(\(config.output.autoQualityMax)), got \(config.output.autoQualityMin)")

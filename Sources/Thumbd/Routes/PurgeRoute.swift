@@ -26,8 +26,8 @@ struct PurgeRoute: Sendable {
         var problem: ProblemDetails {
             var problem = error.problem
             problem.detail = "the shared cache tier's store refused the purge (\(error.refusalText)); this replica's tiers were purged"
+                + (cdn.map { $0.purged ? ", and the CDN's" : ", not the CDN's (\($0.failure?.text ?? ""))" } ?? "")
             problem.extensions.append(("removed", String(removed)))
-            if let cdn { problem.extensions.append(("cdn_purged", cdn.purged ? "true" : "false")) }
             return problem
         }
     }

@@ -37,7 +37,7 @@ package enum CDNPurgeTransport {
         }
         task.resume()
         // URLSession's own timeout is for idle time; this bounds the whole exchange.
-        if answered.wait(timeout: .now() + timeoutSeconds + 1) == .timedOut {
+        if answered.wait(timeout: .now() + timeoutSeconds) == .timedOut {
             task.cancel()
             return .failure(.unreachable("no answer within \(timeoutSeconds) s"))
         }
