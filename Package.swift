@@ -85,7 +85,8 @@ let package = Package(
         // it is told they are).
         .target(name: "Imaging", dependencies: ["CVipsShim", "CProcessGuards", "ThumbdProtocol", "WireCoding"]),
         // Faces found with OpenCV (`CFaceShim`) in a small upright copy libvips makes.
-        .target(name: "Faces", dependencies: ["CFaceShim", "Imaging", "ThumbdProtocol", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "Faces", dependencies: ["CFaceShim", "Imaging", "ThumbdProtocol", "WireCoding",
+                                             .product(name: "Crypto", package: "swift-crypto")]),
         // SVG and PDF read and drawn in renderer processes of their own (seccomp, rlimits, a
         // deadline), never in the server's: the pool, the wire messages, and the child's loop.
         .target(name: "VectorPages", dependencies: ["Imaging", "CSystem", "Clocks", "Locking", "WireCoding"]),

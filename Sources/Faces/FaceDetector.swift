@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import Imaging
 import ThumbdProtocol
+import WireCoding
 
 /// Finds faces in a copy of the image libvips makes at most `previewSide` pixels on its longer
 /// side (auto-rotated, first frame): the detector never sees a large image, and its time is
@@ -54,7 +55,7 @@ public struct FaceDetector: Sendable {
         guard let data = FileManager.default.contents(atPath: file) else {
             throw .faceDetectionFailed("the face model \(file) is missing")
         }
-        let digest = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        let digest = Hex.lowercase(SHA256.hash(data: data))
         guard digest == Self.modelSHA256 else {
             throw .faceDetectionFailed("\(file) is not \(Self.modelName) (SHA-256 \(digest), expected \(Self.modelSHA256))")
         }

@@ -1,4 +1,5 @@
 import Crypto
+import WireCoding
 
 /// The tags a CDN files a cacheable answer under (`xkey`, `Surrogate-Key`, `Cache-Tag`), so
 /// that one purge drops everything made from a source, or from every source under a folder:
@@ -35,11 +36,6 @@ package enum SurrogateKeys {
     }
 
     private static func tag(_ kind: Character, _ text: String) -> String {
-        let digest = SHA256.hash(data: Array(text.utf8))
-        var out = String(kind)
-        for byte in digest.prefix(8) {
-            out += String(byte >> 4, radix: 16) + String(byte & 0xF, radix: 16)
-        }
-        return out
+        String(kind) + Hex.lowercase(SHA256.hash(data: Array(text.utf8)).prefix(8))
     }
 }
