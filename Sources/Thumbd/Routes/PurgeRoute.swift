@@ -114,23 +114,23 @@ struct PurgeRoute: Sendable {
 
     /// Exactly one of `path`, `url` and `folder`.
     static func target(_ query: QueryParameters) throws -> PurgeTarget {
-        try query.refuse(allBut: ["path", "url", "folder"])
-        let given = ["path", "url", "folder"].map { name in query.pairs.filter { $0.name == name } }
-        guard given.map(\.count).reduce(0, +) == 1 else {
-            let named = ["path", "url", "folder"].enumerated().first { given[$0.offset].count > 0 }?.element ?? "path"
-            throw ParameterError(parameter: named, detail: given.allSatisfy(\.isEmpty)
+        let names = ["path", "url", "folder"]
+        try query.refuse(allBut: Set(names))
+        let given = query.pairs.filter { names.contains($0.name) }
+        guard given.count == 1, let only = given.first else {
+            throw ParameterError(parameter: names.first { name in given.contains { $0.name == name } } ?? "path", detail: given.isEmpty
                 ? "give path (a library image), folder (every image under a library folder) or url (a remote original)"
                 : "give exactly one of path, folder and url, once")
         }
         func libraryPath(_ value: String) throws -> LibraryPath {
             try LibraryPath(encoded: Substring(PercentCoding.encode(value, keepingSlashes: true)))
         }
-        if let path = given[0].first { return .library(try libraryPath(path.value)) }
-        if let url = given[1].first {
-            _ = try OriginFetcher.host(of: url.value)
-            return .remote(url.value)
+        switch only.name {
+        case "path": return .library(try libraryPath(only.value))
+        case "url":
+            _ = try OriginFetcher.host(of: only.value)
+            return .remote(only.value)
+        default: return .folder(try libraryPath(only.value.hasSuffix("/") ? String(only.value.dropLast()) : only.value))
         }
-        let folder = given[2][0].value
-        return .folder(try libraryPath(folder.hasSuffix("/") ? String(folder.dropLast()) : folder))
     }
 }

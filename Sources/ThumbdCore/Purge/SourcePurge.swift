@@ -30,18 +30,20 @@ package struct SourcePurge: Sendable {
     /// confirmations are waited for about two rounds of their following; then the CDN, so that
     /// what it asks for again is made anew.
     package func run(_ target: PurgeTarget) -> PurgeOutcome {
-        var outcome = PurgeOutcome(removed: local(target))
-        if let cluster { outcome.cluster = beyond(target, cluster) }
+        // A folder's images, listed once for every tier.
+        let paths = target.libraryPaths(in: library)
+        var outcome = PurgeOutcome(removed: local(target, paths: paths))
+        if let cluster { outcome.cluster = beyond(target, paths: paths, cluster) }
         outcome.cdn = cdn?.purge(tags: [target.cdnTag(in: library)])
         return outcome
     }
 
     /// The shared tier's objects of the source, and the record the other replicas apply.
-    private func beyond(_ target: PurgeTarget, _ cluster: SharedPurges) -> PurgeOutcome.Cluster {
+    private func beyond(_ target: PurgeTarget, paths: [LibraryPath], _ cluster: SharedPurges) -> PurgeOutcome.Cluster {
         var removedShared: Int?
         // The tier files objects by source: a folder's are those of each image listed under it.
         let prefixes = switch target {
-        case .folder: target.libraryPaths(in: library).map { library.sourceName($0).keyPrefix }
+        case .folder: paths.map { library.sourceName($0).keyPrefix }
         case .library, .remote: [target.keyPrefix(in: library)]
         }
         for prefix in prefixes {
@@ -63,14 +65,14 @@ package struct SourcePurge: Sendable {
 
     /// Another replica's purge, applied to this one's own tiers.
     package func apply(_ record: PurgeRecord) {
-        _ = local(record.target)
+        _ = local(record.target, paths: record.target.libraryPaths(in: library))
     }
 
     /// The source's (or the folder's) entries removed from this replica's tiers; how many went.
-    func local(_ target: PurgeTarget) -> Int {
+    func local(_ target: PurgeTarget, paths: [LibraryPath]) -> Int {
         let removed = store.purge(prefix: target.keyPrefix(in: library))
         switch target {
-        case .library, .folder: return removed + target.libraryPaths(in: library).map(library.forget).reduce(0, +)
+        case .library, .folder: return removed + paths.map(library.forget).reduce(0, +)
         case .remote(let url): return removed + (originals?.forget(url) ?? 0)
         }
     }
