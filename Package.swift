@@ -115,6 +115,8 @@ let package = Package(
             "WireCoding",
             .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
+            // SHA-256 of the CDN tags (`SurrogateKeys`).
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // The application: routes, presentation, problems, configuration, logs, the
         // composition root.
