@@ -82,4 +82,64 @@ import TestSupport
         #expect(html.contains("alt=\"img-00.png, 10 by 20 pixels\""))
         #expect(!html.contains("http://") && !html.contains("https://"), "no external assets")
     }
+
+    @Test func theGalleryPageIsMadeOncePerSnapshotAndRevalidates() throws {
+        let clock = ManualClock()
+        let f = try LibraryFixture(files: Self.files, clock: clock)
+        let client = try RawHTTPClient(port: f.port)
+        let first = try client.request("GET", "/")
+        let etag = try #require(first.header("ETag"))
+        #expect(first.status == 200 && first.header("Cache-Control") == "no-cache")
+        #expect(try client.request("GET", "/", headers: ["If-None-Match: \(etag)"]).status == 304)
+        let again = try client.request("GET", "/")
+        #expect(again.body == first.body && again.header("ETag") == etag)
+        // Past the last page is the last page: one entry, not one per number asked.
+        #expect(try client.request("GET", "/?page=99").header("ETag") == etag)
+        #expect(f.service.app.gallery.pages.count == 1)
+        let selftest = try client.request("GET", "/?selftest=1")
+        #expect(selftest.header("ETag") != etag && f.service.app.gallery.pages.count == 2)
+
+        // An unchanged walk keeps the page; a changed library makes it again.
+        clock.advance(by: 2)
+        #expect(try client.request("GET", "/", headers: ["If-None-Match: \(etag)"]).status == 304)
+        try f.write("set/img-07.png", try ImageSynthesis.solid(width: 30, height: 40, color: [9, 9, 9]).encode(.png))
+        clock.advance(by: 2)
+        let changed = try client.request("GET", "/", headers: ["If-None-Match: \(etag)"])
+        #expect(changed.status == 200 && changed.header("ETag") != etag)
+        #expect(changed.text.components(separatedBy: "<figure class=\"cell\">").count == 9)
+        #expect(f.service.app.gallery.pages.count == 1, "the old snapshot's pages are dropped")
+    }
+
+    @Test func aKeptGalleryPageIsAnsweredWhileTheWorkersAreFull() throws {
+        let f = try LibraryFixture(files: Self.files) { $0.limits.workers = 1; $0.limits.queue = 2 }
+        let client = try RawHTTPClient(port: f.port)
+        #expect(try client.request("GET", "/").status == 200)
+        let gate = DispatchSemaphore(value: 0)
+        var held = 0
+        while f.service.app.pool.submit({ gate.wait() }) { held += 1 }
+        defer { for _ in 0..<held { gate.signal() } }
+        #expect(held == 3)
+        // The page kept is answered as a hit is; a listing, which needs a worker, is shed.
+        #expect(try client.request("GET", "/").status == 200)
+        #expect(try client.request("GET", "/v1/images").status == 503)
+    }
+
+    @Test func keptPagesStayWithinTheirBudgetAndFollowTheNewestSnapshot() {
+        let pages = GalleryPages(byteBudget: 250)
+        func page(_ n: Int) -> Representation {
+            Representation(contentType: "text/html", body: .bytes(Array(repeating: 0x20, count: 100)), etag: EntityTag("p\(n)"))
+        }
+        for n in 1...3 { pages.keep(page(n), .init(page: n, selftest: false), fingerprint: "a", pageCount: 5) }
+        #expect(pages.count == 2, "the oldest page goes past 250 bytes")
+        #expect(pages.kept(page: 1, selftest: false, fingerprint: "a") == nil)
+        #expect(pages.kept(page: 3, selftest: false, fingerprint: "a")?.etag == EntityTag("p3"))
+        #expect(pages.kept(page: 9, selftest: false, fingerprint: "a") == nil, "page 9 is page 5")
+        #expect(pages.kept(page: 3, selftest: false, fingerprint: "b") == nil)
+        #expect(pages.keptWhileRefreshing(page: 3, selftest: false) == nil, "only while a walk is under way")
+        pages.refreshing()
+        #expect(pages.keptWhileRefreshing(page: 3, selftest: false)?.etag == EntityTag("p3"))
+        pages.refreshed()
+        pages.keep(page(4), .init(page: 1, selftest: false), fingerprint: "b", pageCount: 1)
+        #expect(pages.count == 1 && pages.kept(page: 7, selftest: false, fingerprint: nil)?.etag == EntityTag("p4"))
+    }
 }

@@ -30,7 +30,7 @@ public final class ThumbdApp: HTTPHandler {
     private let image: ImageRoute
     private let proxy: ProxyRoute
     private let listing: ListingRoute
-    private let gallery: GalleryRoute
+    let gallery: GalleryRoute
     private let health: HealthRoute
     private let metricsRoute: MetricsRoute
     private let imageInfo: ImageInfoRoute

@@ -1,3 +1,4 @@
+import Cache
 import Foundation
 import HTTP
 import HTTPServer
@@ -9,6 +10,8 @@ import WireCoding
 /// previous/next and keyboard navigation; pages of 60; below it, how to use the library as
 /// Lorem Picsum (`GalleryPicsumSection`). No external assets; URLs are signed when signing is on.
 ///
+/// Each page is made once per library snapshot (`GalleryPages`) and answered with an ETag.
+///
 /// `?selftest=1` adds a script that reports, in `<pre id="selftest">`, which thumbnails
 /// loaded and at which candidate, and whether the large view opens: the browser test reads
 /// it with headless Chromium's --dump-dom.
@@ -18,6 +21,8 @@ struct GalleryRoute: Sendable {
     let links: ImageLinks
     /// Nil with `picsum.enabled: false`.
     let picsum: PicsumCatalogs?
+    /// Pages made, kept per snapshot.
+    let pages = GalleryPages()
     static let perPage = 60
     /// The page around the grid: `Assets/gallery.html`, embedded at build time (`GalleryHTML`).
     static let template = PageTemplate(GalleryHTML.text)
@@ -27,23 +32,52 @@ struct GalleryRoute: Sendable {
         let query = (try? QueryParameters(parsing: request.query)) ?? QueryParameters.empty
         let page = query.pairs.first { $0.name == "page" }.flatMap { Int($0.value) }.map { max(1, $0) } ?? 1
         let selftest = query.pairs.contains { $0.name == "selftest" && $0.value == "1" }
-        let accepted = pool.submit { [index, links, picsum] in
+        // A page made for the current snapshot is answered here, as a hit is; so is the last
+        // page while another asker walks the library again, so a walk never queues a crowd.
+        if let snapshot = index.fresh() {
+            if let kept = pages.kept(page: page, selftest: selftest, fingerprint: snapshot.fingerprint) {
+                return responder.respond(kept.response(to: request))
+            }
+        } else if let kept = pages.keptWhileRefreshing(page: page, selftest: selftest) {
+            return responder.respond(kept.response(to: request))
+        }
+        pages.refreshing()
+        let accepted = pool.submit { [index, links, picsum, pages] in
+            defer { pages.refreshed() }
             let snapshot: LibraryIndex.Snapshot
             do {
                 snapshot = try index.current()
             } catch {
                 return responder.respond(Problems.response(for: error))
             }
-            var headers = HTTPHeaders()
-            headers.add(.contentType, "text/html; charset=utf-8")
-            headers.add(.cacheControl, "no-cache")
-            // Browsers then send Sec-CH-DPR and Sec-CH-Width with the page's image requests.
-            headers.add(.acceptCH, ClientHints.accepted)
-            let html = Self.render(snapshot, page: page, selftest: selftest, links: links,
-                                   picsum: picsum.map { $0.catalog(of: snapshot) })
-            responder.respond(HTTPResponse(headers: headers, body: .text(html)))
+            let pageCount = Self.pageCount(snapshot)
+            let key = GalleryPages.Key(page: min(page, pageCount), selftest: selftest)
+            let made = pages.kept(page: key.page, selftest: selftest, fingerprint: snapshot.fingerprint)
+                ?? pages.keep(Self.representation(snapshot, key, links: links, picsum: picsum.map { $0.catalog(of: snapshot) }),
+                              key, fingerprint: snapshot.fingerprint, pageCount: pageCount)
+            responder.respond(made.response(to: request))
         }
-        if !accepted { responder.respond(Overloaded().response) }
+        if !accepted {
+            pages.refreshed()
+            responder.respond(Overloaded().response)
+        }
+    }
+
+    /// A page as HTML with its validator: the ETag names the snapshot, the page and whether
+    /// links are signed, so a browser's revalidation is a 304 until the library changes.
+    static func representation(_ snapshot: LibraryIndex.Snapshot, _ key: GalleryPages.Key, links: ImageLinks,
+                               picsum: PicsumCatalog?) -> Representation {
+        var headers = HTTPHeaders()
+        headers.add(.cacheControl, "no-cache")
+        // Browsers then send Sec-CH-DPR and Sec-CH-Width with the page's image requests.
+        headers.add(.acceptCH, ClientHints.accepted)
+        let html = render(snapshot, page: key.page, selftest: key.selftest, links: links, picsum: picsum)
+        let etag = EntityTag("g" + StableHash.hex128("\(snapshot.fingerprint)|\(key.page)|\(key.selftest)|\(links.signs)"))
+        return Representation(contentType: "text/html; charset=utf-8", body: .text(html), etag: etag, headers: headers)
+    }
+
+    static func pageCount(_ snapshot: LibraryIndex.Snapshot) -> Int {
+        max(1, (snapshot.items.count + perPage - 1) / perPage)
     }
 
     /// `0:07`, `1:02:03`: a video's length as players show it.
@@ -57,7 +91,7 @@ struct GalleryRoute: Sendable {
     static func render(_ snapshot: LibraryIndex.Snapshot, page: Int, selftest: Bool, links: ImageLinks,
                        picsum: PicsumCatalog?) -> String {
         let total = snapshot.items.count
-        let pages = max(1, (total + perPage - 1) / perPage)
+        let pages = pageCount(snapshot)
         let current = min(page, pages)
         let items = snapshot.items[min(total, (current - 1) * perPage)..<min(total, current * perPage)]
         var cells = ""
