@@ -51,6 +51,22 @@ final class BudgetHolder: Sendable {
         return waiter
     }
 
+    /// A large transform's release hands freed memory back only when the app says it is near
+    /// its limit; a small one never does.
+    @Test func aLargeReleaseHandsMemoryBackOnlyWhenAsked() {
+        let nearLimit = Locked(false), handedBack = Locked(0)
+        let budget = MemoryBudget(limit: 1 << 30, handBackLarge: { nearLimit.withLock { $0 } },
+                                  handBack: { handedBack.withLock { $0 += 1 } })
+        let large = MemoryBudget.handBackBytes
+        _ = budget.withReserved(large) {}
+        #expect(handedBack.withLock { $0 } == 0, "far from the limit the arenas keep it")
+        nearLimit.withLock { $0 = true }
+        _ = budget.withReserved(large - 1) {}
+        #expect(handedBack.withLock { $0 } == 0, "a small transform never hands back")
+        _ = budget.withReserved(large) {}
+        #expect(handedBack.withLock { $0 } == 1)
+    }
+
     @Test func reservationsThatFitTogetherRunTogether() {
         let budget = MemoryBudget(limit: 100)
         let a = BudgetHolder(budget, bytes: 60)

@@ -22,4 +22,24 @@ import TestSupport
         #expect(eventually { idles.withLock { $0 } == 1 })
         #expect(ran.withLock { $0 } == ["first", "second: idle hooks so far 0"])
     }
+
+    /// With a delay, the hook runs only if the pool stayed idle: a job started meanwhile (the
+    /// next request of a burst) keeps what the hook would hand back.
+    @Test func aDelayedIdleHookRunsOnlyIfNoJobStartedMeanwhile() {
+        let idles = Locked(0)
+        let scheduled = Locked<[(Double, @Sendable () -> Void)]>([])
+        let pool = WorkerPool(workers: 1, queueLimit: 4, whenIdle: { idles.withLock { $0 += 1 } }, idleDelay: 1,
+                              schedule: { delay, work in scheduled.withLock { $0.append((delay, work)) } })
+        defer { pool.stop() }
+        #expect(pool.submit {})
+        #expect(eventually { scheduled.withLock { $0.count } == 1 })
+        #expect(pool.submit {})
+        #expect(eventually { scheduled.withLock { $0.count } == 2 })
+        let (first, second) = scheduled.withLock { ($0[0], $0[1]) }
+        #expect(first.0 == 1 && idles.withLock { $0 } == 0, "nothing runs before its delay")
+        first.1()
+        #expect(idles.withLock { $0 } == 0, "a job started after the first idle moment")
+        second.1()
+        #expect(idles.withLock { $0 } == 1)
+    }
 }

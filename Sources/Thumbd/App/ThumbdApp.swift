@@ -31,6 +31,9 @@ public final class ThumbdApp: HTTPHandler {
     private let proxy: ProxyRoute
     private let listing: ListingRoute
     let gallery: GalleryRoute
+    /// How long the worker pool stays idle before memory kept for the next transform is
+    /// handed back: longer than a gap between a burst's requests, short beside a quiet spell.
+    static let idleDelay = 1.0
     private let health: HealthRoute
     private let metricsRoute: MetricsRoute
     private let imageInfo: ImageInfoRoute
@@ -55,10 +58,11 @@ public final class ThumbdApp: HTTPHandler {
         let authorization = TargetAuthorization(signer: signer, clock: wallClock)
         let vectors = Self.vectorSources(config, clock: clock, logger: logger)
         self.vectors = vectors
-        // Idle: libjpeg's kept buffers are unmapped, a burst's spare renderers let go, then
-        // what malloc freed goes back.
+        // Idle for a second: libjpeg's kept buffers are unmapped, a burst's spare renderers let
+        // go, then what malloc freed goes back.
         let pool = WorkerPool(workers: config.limits.workers, queueLimit: config.limits.queue,
-                              whenIdle: { DecoderScratch.release(); vectors?.renderer.retireSpares(); csys_release_free_memory() })
+                              whenIdle: { DecoderScratch.release(); vectors?.renderer.retireSpares(); csys_release_free_memory() },
+                              idleDelay: Self.idleDelay)
         let disk = config.cache.diskBytes <= 0 ? nil
             : DiskCache(directory: config.cache.dir, capacityBytes: config.cache.diskBytes, clock: clock,
                         report: { logger.warning("\($0)") })
@@ -77,7 +81,11 @@ public final class ThumbdApp: HTTPHandler {
         if let room = memory.sharedRoom {
             yielding = { reserved in store.yieldMemory(toTransformsHolding: reserved, of: room) }
         }
-        let budget = MemoryBudget(limit: memory.transformBudget, reservedChanged: yielding)
+        // A large transform's freed memory goes back at once only past half the limit; below
+        // it the arenas keep it for the next transform, and an idle pool hands it back.
+        let nearLimit = memory.limit / 2
+        let budget = MemoryBudget(limit: memory.transformBudget, reservedChanged: yielding,
+                                  handBackLarge: { (ProcessMemory.residentBytes() ?? Int.max) >= nearLimit })
         let faces = detector.map { SourceFaces(detector: $0, store: store, maxPixels: config.limits.maxSourcePixels) }
         let limits = Self.thumbnailLimits(config)
         thumbnails = ThumbnailService(store: store, pool: pool, memory: budget, limits: limits,

@@ -20,6 +20,12 @@ package final class MemoryBudget: Sendable {
     /// true when it freed memory worth handing back to the system (`malloc_trim`). The app
     /// shrinks the memory tier with it while transforms need its room.
     private let reservedChanged: (@Sendable (Int) -> Bool)?
+    /// Whether a large reservation's release hands freed memory back now: each hand-back
+    /// makes the next transforms fault their buffers in again (zeroed pages, about 3 ms of a
+    /// 40 ms miss on large progressive JPEGs), so the app asks only near its memory limit.
+    private let handBackLarge: @Sendable () -> Bool
+    /// Hands freed memory back to the system (`malloc_trim`).
+    private let handBack: @Sendable () -> Void
 
     /// Why a reservation did not run.
     package enum Refusal: Error, Sendable, Equatable {
@@ -102,11 +108,14 @@ package final class MemoryBudget: Sendable {
     package static let handBackBytes = 32 << 20
 
     package init(limit: Int, maxPasses: Int = 8, abandonCheckInterval: Double = 0.25,
-         reservedChanged: (@Sendable (Int) -> Bool)? = nil) {
+         reservedChanged: (@Sendable (Int) -> Bool)? = nil, handBackLarge: @escaping @Sendable () -> Bool = { true },
+         handBack: @escaping @Sendable () -> Void = { csys_release_free_memory() }) {
         self.limit = max(0, limit)
         self.maxPasses = maxPasses
         self.abandonCheckInterval = abandonCheckInterval
         self.reservedChanged = reservedChanged
+        self.handBackLarge = handBackLarge
+        self.handBack = handBack
     }
 
     /// `admitWaiting`, then the reserved bytes told to `reservedChanged`: under the lock.
@@ -120,7 +129,7 @@ package final class MemoryBudget: Sendable {
     /// After the lock: memory freed for a transform goes back to the system, so the transform's
     /// own allocations find it.
     private func handBackFreed() {
-        if state.withLock({ s in defer { s.freed = false }; return s.freed }) { csys_release_free_memory() }
+        if state.withLock({ s in defer { s.freed = false }; return s.freed }) { handBack() }
     }
 
     /// Runs `body` once `bytes` fit in the budget, and gives them back after it. Refused
@@ -177,12 +186,14 @@ package final class MemoryBudget: Sendable {
     }
 
     private func release(_ bytes: Int) {
+        // Asked before the lock: the app reads the process's resident memory.
+        let large = bytes >= Self.handBackBytes && handBackLarge()
         let admitted: [Waiter] = state.withLock { s in
             s.usage.reserved -= bytes
             s.running -= 1
             // What a large transform freed goes back to the system before the next one
             // starts: in a storm the pool never idles, and the arenas would keep it.
-            if bytes >= Self.handBackBytes { s.freed = true }
+            if large { s.freed = true }
             let admitted = admitAndTell(&s)
             if admitted.isEmpty, let reservedChanged, reservedChanged(s.usage.reserved) { s.freed = true }
             return admitted

@@ -14,6 +14,8 @@ public final class WorkerPool: Sendable {
         var jobs = Deque<@Sendable () -> Void>()
         var running = 0
         var stopped = false
+        /// Jobs started so far: an idle hook scheduled earlier runs only if none started since.
+        var started = 0
         var waiting: Int { jobs.count }
     }
 
@@ -25,15 +27,25 @@ public final class WorkerPool: Sendable {
     /// The threads are made with the first job: a pool that is built and never used costs none.
     private let threadsMade = Atomic<Bool>(false)
     private let whenIdle: @Sendable () -> Void
+    private let idleDelay: Double
+    private let schedule: Scheduler
 
-    /// `whenIdle` runs on a worker once no job runs or waits: by default it hands freed
-    /// memory back to the system (decoding a large photo can take 100+ MB).
+    /// Runs a closure after a delay in seconds (tests pass one that keeps the closures).
+    public typealias Scheduler = @Sendable (Double, @escaping @Sendable () -> Void) -> Void
+
+    /// `whenIdle` runs once no job runs or waits: by default it hands freed memory back to
+    /// the system (decoding a large photo can take 100+ MB). With an `idleDelay`, it runs that
+    /// many seconds later (through `schedule`), and only if no job started meanwhile: a gap
+    /// between two requests of a burst does not hand back what the next one would fault in again.
     public init(workers: Int, queueLimit: Int, name: String = "worker",
-                whenIdle: @escaping @Sendable () -> Void = { csys_release_free_memory() }) {
+                whenIdle: @escaping @Sendable () -> Void = { csys_release_free_memory() }, idleDelay: Double = 0,
+                schedule: @escaping Scheduler = { delay, work in DispatchQueue.global().asyncAfter(deadline: .now() + delay, execute: work) }) {
         self.workers = max(1, workers)
         self.queueLimit = max(0, queueLimit)
         self.name = name
         self.whenIdle = whenIdle
+        self.idleDelay = max(0, idleDelay)
+        self.schedule = schedule
     }
 
     /// Queues `job`; false when the queue is full (the caller answers 503).
@@ -82,6 +94,7 @@ public final class WorkerPool: Sendable {
                 if s.stopped { return nil }
                 guard let job = s.jobs.popFirst() else { return nil }
                 s.running += 1
+                s.started += 1
                 return job
             }
             guard let job else {
@@ -89,11 +102,19 @@ public final class WorkerPool: Sendable {
                 continue
             }
             job()
-            let idle = state.withLock { s -> Bool in
+            let idleAt = state.withLock { s -> Int? in
                 s.running -= 1
-                return s.running == 0 && s.waiting == 0
+                return s.running == 0 && s.waiting == 0 ? s.started : nil
             }
-            if idle { whenIdle() }
+            if let idleAt { idle(since: idleAt) }
+        }
+    }
+
+    private func idle(since started: Int) {
+        guard idleDelay > 0 else { return whenIdle() }
+        schedule(idleDelay) { [self] in
+            let stillIdle = state.withLock { s in !s.stopped && s.started == started && s.running == 0 && s.waiting == 0 }
+            if stillIdle { whenIdle() }
         }
     }
 }
