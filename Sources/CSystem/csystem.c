@@ -41,7 +41,13 @@ int csys_open_beneath(int dir_fd, const char *path) {
 void csys_limit_malloc_arenas(int arenas) { mallopt(M_ARENA_MAX, arenas); }
 /* A fixed threshold turns off glibc's sliding one, which after the first large free keeps
    image buffers of up to 32 MiB in the arenas instead of returning them. */
-void csys_set_mmap_threshold(int bytes) { mallopt(M_MMAP_THRESHOLD, bytes); }
+void csys_set_mmap_threshold(int bytes) {
+    mallopt(M_MMAP_THRESHOLD, bytes);
+    /* Fixing the threshold also fixes the trim threshold at 128 KiB, so every buffer of a few
+       hundred KiB freed at the top of an arena (a relayed chunk, a region) was given back with
+       madvise and faulted in again; glibc's sliding rule keeps twice the mmap threshold. */
+    mallopt(M_TRIM_THRESHOLD, 2 * bytes);
+}
 void csys_release_free_memory(void) { malloc_trim(0); }
 
 uint32_t csys_epollin(void) { return EPOLLIN; }

@@ -23,6 +23,7 @@ int csys_open_beneath(int dir_fd, const char *path);
 /// Caps glibc's malloc arenas: with many threads freeing libvips buffers, per-thread arenas
 /// fragment and RSS grows (a known libvips-server problem). Same as MALLOC_ARENA_MAX.
 void csys_limit_malloc_arenas(int arenas);
+/// Allocations of `bytes` and more are mapped; up to twice that stays free atop an arena.
 void csys_set_mmap_threshold(int bytes);
 /// Returns freed heap memory to the system (malloc_trim).
 void csys_release_free_memory(void);

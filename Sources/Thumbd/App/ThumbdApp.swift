@@ -100,7 +100,7 @@ public final class ThumbdApp: HTTPHandler {
         let endpoint = ThumbnailEndpoint(service: thumbnails, presenter: presenter, watermarks: library.watermarks, tagging: tagging)
         if case .bucket = root {
             transfers = WorkerPool(workers: S3Passthrough.Defaults.transfers, queueLimit: S3Passthrough.Defaults.queuedTransfers,
-                                   name: "transfer")
+                                   name: "transfer", idleDelay: Self.idleDelay)
         } else {
             transfers = nil
         }
