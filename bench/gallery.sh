@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The gallery page (`GET /` over the 40 photographs of bench/corpus.sh) beside a memory-tier
-# thumbnail hit of the same server, at 64 and 4,096 connections (wrk -t2), and the page's
+# thumbnail hit of the same server, at 64, 4,096 and 8,192 connections (wrk -t2), and the page's
 # revalidation (If-None-Match, a 304). Per line: requests/s, answers of 400 or more (503s
 # shed), and the server's CPU per request from /proc. Issue 55: the page costs what a hit costs
 # until the library changes, and at 4,096 connections sheds nothing a hit would not shed.
@@ -43,7 +43,7 @@ measure() {
 bytes=$(curl -s "$base/" | wc -c)
 echo "gallery page: 40 photographs ($bytes bytes of HTML) beside a thumbnail hit, wrk -t2 -d${WRK_SECONDS}s, server CPU from /proc"
 printf '%-34s %6s %12s %12s %10s\n' "" conns "req/s" "4xx-5xx" "CPU us"
-for connections in 64 4096; do
+for connections in 64 4096 8192; do
     measure "thumbnail hit (memory)" "$connections" "$thumb"
     measure "gallery page GET /" "$connections" "/"
     measure "gallery page revalidated (304)" "$connections" "/" -s "$BENCH_DIR/gallery-revalidate.lua"

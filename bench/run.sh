@@ -23,6 +23,13 @@ bench/miss_cpu.sh
 echo
 PHOTOS=small bench/miss_cpu.sh
 echo
+# Issue 55: the 40 photographs outside benchmarks use, per photograph and in total.
+PHOTOS=corpus bench/miss_cpu.sh
+echo
+PHOTOS=corpus PER_PHOTO=0 bench/miss_cpu.sh
+echo
+bench/gallery.sh
+echo
 bench/operations.sh
 echo
 bench/avif_effort.sh
