@@ -425,16 +425,27 @@ package final class Connection {
         updateInterest()
     }
 
-    /// Sends this byte segment, and the next one too when it is also in memory (a head and
-    /// its body: one sendmsg, no copy). MSG_MORE corks a head until a file body follows.
+    /// Byte segments in memory sent by one sendmsg at most: a streamed body's chunks waiting
+    /// together go out in one call rather than in pairs.
+    static let gatherLimit = 64
+
+    /// Sends this byte segment and the ones in memory right after it (a head and its body; a
+    /// stream's chunks), at most `gatherLimit`, in one sendmsg and without copying. MSG_MORE
+    /// corks them until a file body follows.
     private func writeBytes(_ bytes: ArraySlice<UInt8>) -> Int {
-        var next: ArraySlice<UInt8>?
-        if outputIndex + 1 < output.count, case .bytes(let following) = output[outputIndex + 1] { next = following }
-        let following = outputIndex + (next == nil ? 1 : 2)
+        var end = outputIndex + 1
+        while end < output.count, end - outputIndex < Self.gatherLimit, case .bytes = output[end] { end += 1 }
         // Not before a stream: its bytes may be a while coming, and corked bytes would wait.
-        var moreFollows = following < output.count
-        if moreFollows, case .stream = output[following] { moreFollows = false }
+        var moreFollows = end < output.count
+        if moreFollows, case .stream = output[end] { moreFollows = false }
         let flags = Int32(MSG_NOSIGNAL) | (moreFollows ? Int32(MSG_MORE) : 0)
+        if end - outputIndex > 2 {
+            var vectors: [iovec] = []
+            vectors.reserveCapacity(end - outputIndex)
+            return gatherAndSend(from: outputIndex, to: end, &vectors, flags: flags)
+        }
+        var next: ArraySlice<UInt8>?
+        if end - outputIndex == 2, case .bytes(let following) = output[outputIndex + 1] { next = following }
         return bytes.withUnsafeBytes { first in
             guard let next else { return send(fd, first.baseAddress, first.count, flags) }
             return next.withUnsafeBytes { second in
@@ -449,6 +460,24 @@ package final class Connection {
                     }
                 }
             }
+        }
+    }
+
+    /// The byte segments `index..<end` of the output as iovecs (each pointer valid inside its
+    /// segment's closure, so the closures nest), then one sendmsg of them all.
+    private func gatherAndSend(from index: Int, to end: Int, _ vectors: inout [iovec], flags: Int32) -> Int {
+        guard index < end else {
+            return vectors.withUnsafeMutableBufferPointer { vec in
+                var message = msghdr()
+                message.msg_iov = vec.baseAddress
+                message.msg_iovlen = vec.count
+                return sendmsg(fd, &message, flags)
+            }
+        }
+        guard case .bytes(let segment) = output[index] else { preconditionFailure("only byte segments are gathered") }
+        return segment.withUnsafeBytes { raw in
+            vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: raw.baseAddress), iov_len: raw.count))
+            return gatherAndSend(from: index + 1, to: end, &vectors, flags: flags)
         }
     }
 

@@ -24,6 +24,18 @@ import TestSupport
         }
     }
 
+    /// Byte segments are sent many to a sendmsg (`Connection.gatherLimit`): a body of more
+    /// segments than one call takes, then a stream, arrives whole and in order.
+    @Test func manySegmentsArriveInOrderAcrossGatheredSends() async throws {
+        #expect(TestHandler.segments.count > 2 * Connection.gatherLimit)
+        try await withServer { port in
+            let client = try RawHTTPClient(port: port, timeout: 30)
+            let response = try client.request("GET", "/segments")
+            #expect(response.status == 200)
+            #expect(response.body == TestHandler.segments.flatMap { $0 } + [7, 8, 9])
+        }
+    }
+
     /// A client that half-closes after its request (nc -N, socat, some health checkers) is
     /// answered, even when the answer comes later from another thread, then closed.
     @Test func aHalfClosedClientIsAnsweredThenClosed() async throws {

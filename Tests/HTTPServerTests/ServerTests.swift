@@ -37,6 +37,9 @@ struct TestHandler: HTTPHandler {
                                         etag: EntityTag("p1"), lastModified: Timestamp(seconds: 1_700_000_000),
                                         headers: HTTPHeaders([("Cache-Control", "public, max-age=60"), ("X-Cache", "memory")]))
     static let prepared = PreparedRepresentation(picture)
+    /// 150 segments of 1 to 997 bytes, each of its own byte value.
+    static let segments: [[UInt8]] = (0..<150).map { i in [UInt8](repeating: UInt8(i), count: 1 + (i * 389) % 997) }
+
     /// 16 MiB: far more than socket buffers hold, so writing it waits for the client.
     static let huge: [UInt8] = {
         // Doubled rather than mapped element by element: quick even in debug and TSan builds.
@@ -86,6 +89,17 @@ struct TestHandler: HTTPHandler {
                 }
                 stream.finish()
                 streams.add("finished")
+            }
+        case "/segments":
+            // More byte segments than one sendmsg gathers, of uneven sizes, with a stream after
+            // them: every byte in order, across the gathers' edges.
+            var body = ResponseBody(segments: Self.segments.map { .bytes($0[...]) })
+            let stream = BodyStream(capacity: 64 << 10, patience: 60)
+            body.append(.stream(stream.makeReader(), count: 3))
+            responder.respond(HTTPResponse(headers: HTTPHeaders([("Content-Type", "application/octet-stream")]), body: body))
+            DispatchQueue.global().async {
+                _ = stream.push([7, 8, 9])
+                stream.finish()
             }
         case "/big":
             responder.respond(HTTPResponse(headers: HTTPHeaders([("Content-Type", "application/octet-stream")]),

@@ -20,6 +20,19 @@ import TestSupport
         #expect({ if case .finished = reader.next(waker: {}) { true } else { false } }())
     }
 
+    /// Small pushes fill one chunk (fewer allocations and pieces to send); a push larger than
+    /// a chunk's room is a chunk of its own.
+    @Test func smallPushesAreGatheredIntoChunks() {
+        let stream = BodyStream(capacity: 1 << 20, patience: 60)
+        let reader = stream.makeReader()
+        let pieces = (0..<4).map { [UInt8](repeating: UInt8($0), count: 16 << 10) }
+        for piece in pieces { #expect(stream.push(piece)) }
+        #expect(stream.push([UInt8](repeating: 9, count: 100 << 10)))
+        guard case .bytes(let chunks) = reader.next(waker: {}) else { Issue.record("no bytes"); return }
+        #expect(chunks.count == 2)
+        #expect(chunks.flatMap { $0 } == pieces.flatMap { $0 } + [UInt8](repeating: 9, count: 100 << 10))
+    }
+
     @Test func aReaderWithNothingToTakeIsWokenByThePushThatBringsSome() {
         let stream = BodyStream(capacity: 100, patience: 60)
         let reader = stream.makeReader()
