@@ -59,6 +59,11 @@ struct GalleryRoute: Sendable {
         }
         if !accepted {
             pages.refreshed()
+            // No worker free to walk the folder: the last page kept rather than a 503, as a
+            // cache serves stale while it cannot revalidate.
+            if let kept = pages.kept(page: page, selftest: selftest, fingerprint: nil) {
+                return responder.respond(kept.response(to: request))
+            }
             responder.respond(Overloaded().response)
         }
     }
