@@ -21,6 +21,11 @@ final class GalleryPages: Sendable {
         var bytes = 0
         /// Jobs reading the library again; while one runs, askers get the last page kept.
         var refreshing = 0
+
+        /// The page kept under `page`, its number clamped to the pages of the kept snapshot.
+        func page(_ page: Int, selftest: Bool) -> Representation? {
+            pages[Key(page: min(page, pageCount), selftest: selftest)]
+        }
     }
 
     let byteBudget: Int
@@ -35,7 +40,7 @@ final class GalleryPages: Sendable {
     func kept(page: Int, selftest: Bool, fingerprint: String?) -> Representation? {
         state.withLock { s in
             guard fingerprint == nil || fingerprint == s.fingerprint else { return nil }
-            return s.pages[Key(page: min(page, s.pageCount), selftest: selftest)]
+            return s.page(page, selftest: selftest)
         }
     }
 
@@ -44,7 +49,7 @@ final class GalleryPages: Sendable {
     func keptWhileRefreshing(page: Int, selftest: Bool) -> Representation? {
         state.withLock { s in
             guard s.refreshing > 0 else { return nil }
-            return s.pages[Key(page: min(page, s.pageCount), selftest: selftest)]
+            return s.page(page, selftest: selftest)
         }
     }
 
@@ -75,6 +80,6 @@ final class GalleryPages: Sendable {
         return page
     }
 
-    /// Pages kept, for tests and metrics.
+    /// Pages kept (the tests read it).
     var count: Int { state.withLock { $0.pages.count } }
 }
